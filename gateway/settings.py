@@ -1,0 +1,92 @@
+"""The gateway's settings, read once from the environment into a frozen object."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from loaders.tables import TableNames
+
+PREFIX = "INSIGHT_"
+
+
+class SettingsError(ValueError):
+    """A setting has a value the gateway cannot use; the message names the variable."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    dynamodb_endpoint_url: str | None = None
+    region: str = "us-east-1"
+    tables: TableNames = field(default_factory=TableNames)
+    auth_hs256_secret: str | None = None
+    auth_jwks_file: str | None = None
+    auth_issuer: str | None = None
+    auth_audience: str | None = None
+    expense_ttl_days: int = 30
+    score_ttl_days: int = 30
+    max_pool_connections: int = 64
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """Read every setting from `environ` (default: the process environment)."""
+        env = _Env(os.environ if environ is None else environ)
+        return cls(
+            dynamodb_endpoint_url=env.string("INSIGHT_DYNAMODB_ENDPOINT_URL"),
+            region=env.string("AWS_REGION") or "us-east-1",
+            tables=TableNames(
+                pave=env.string("INSIGHT_TABLE_PAVE") or "site-pave",
+                income_detection=env.string("INSIGHT_TABLE_INCOME_DETECTION")
+                or "site-incomedetection",
+                datacapture=env.string("INSIGHT_TABLE_DATACAPTURE") or "site-fmdatacapture",
+                balance_settings=env.string("INSIGHT_TABLE_BALANCE_SETTINGS")
+                or "user-balance-settings",
+                locks=env.string("INSIGHT_TABLE_LOCKS") or "locks",
+            ),
+            auth_hs256_secret=env.string("INSIGHT_AUTH_HS256_SECRET"),
+            auth_jwks_file=env.string("INSIGHT_AUTH_JWKS_FILE"),
+            auth_issuer=env.string("INSIGHT_AUTH_ISSUER"),
+            auth_audience=env.string("INSIGHT_AUTH_AUDIENCE"),
+            expense_ttl_days=env.integer("INSIGHT_EXPENSE_TTL_DAYS", 30, minimum=0),
+            score_ttl_days=env.integer("INSIGHT_SCORE_TTL_DAYS", 30, minimum=0),
+            max_pool_connections=env.integer(
+                "INSIGHT_DYNAMODB_MAX_POOL_CONNECTIONS", 64, minimum=1, maximum=1024
+            ),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Env:
+    environ: Mapping[str, str]
+
+    def string(self, name: str) -> str | None:
+        value = self.environ.get(name, "").strip()
+        return value or None
+
+    def integer(
+        self, name: str, default: int, *, minimum: int | None = None, maximum: int | None = None
+    ) -> int:
+        raw = self.string(name)
+        if raw is None:
+            return default
+        try:
+            value = int(raw)
+        except ValueError:
+            raise SettingsError(f"{name} must be a whole number, not {raw!r}") from None
+        if minimum is not None and value < minimum:
+            raise SettingsError(f"{name} must be at least {minimum}, not {value}")
+        if maximum is not None and value > maximum:
+            raise SettingsError(f"{name} must be at most {maximum}, not {value}")
+        return value
+
+    def boolean(self, name: str, default: bool) -> bool:
+        raw = self.string(name)
+        if raw is None:
+            return default
+        lowered = raw.lower()
+        if lowered in {"1", "true", "yes", "on"}:
+            return True
+        if lowered in {"0", "false", "no", "off"}:
+            return False
+        raise SettingsError(f"{name} must be true or false, not {raw!r}")

@@ -1,0 +1,82 @@
+"""The five tables: their identities, configured names and key schemas."""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from types_aiobotocore_dynamodb import DynamoDBClient
+
+
+class Table(enum.Enum):
+    PAVE = "pave"
+    INCOME_DETECTION = "income_detection"
+    DATACAPTURE = "datacapture"
+    BALANCE_SETTINGS = "balance_settings"
+    LOCKS = "locks"
+
+    @property
+    def key_names(self) -> tuple[str, str | None]:
+        """The partition key's attribute name and the sort key's (None: no sort key)."""
+        return _KEY_NAMES[self]
+
+
+_KEY_NAMES: dict[Table, tuple[str, str | None]] = {
+    Table.PAVE: ("PK", "SK"),
+    Table.INCOME_DETECTION: ("PK", "SK"),
+    Table.DATACAPTURE: ("PK", "SK"),
+    Table.BALANCE_SETTINGS: ("user_id", None),
+    Table.LOCKS: ("key", None),
+}
+
+#: Tables whose items carry a `ttl` attribute that DynamoDB expires.
+TTL_TABLES = frozenset({Table.PAVE, Table.INCOME_DETECTION, Table.DATACAPTURE})
+
+
+@dataclass(frozen=True, slots=True)
+class TableNames:
+    pave: str = "site-pave"
+    income_detection: str = "site-incomedetection"
+    datacapture: str = "site-fmdatacapture"
+    balance_settings: str = "user-balance-settings"
+    locks: str = "locks"
+
+    def name(self, table: Table) -> str:
+        name: str = getattr(self, table.value)
+        return name
+
+    def all(self) -> dict[Table, str]:
+        return {table: self.name(table) for table in Table}
+
+
+async def create_tables(client: DynamoDBClient, names: TableNames) -> None:
+    """Create the five tables (on-demand billing) and enable TTL on `ttl` where items have one.
+
+    Only for local DynamoDB (embedded mode, `create-tables`, tests): in AWS the
+    tables belong to the Insight Service's infrastructure.
+    """
+    await asyncio.gather(*(_create_table(client, table, names.name(table)) for table in Table))
+
+
+async def _create_table(client: DynamoDBClient, table: Table, name: str) -> None:
+    partition, sort = table.key_names
+    attributes = [{"AttributeName": partition, "AttributeType": "S"}]
+    schema = [{"AttributeName": partition, "KeyType": "HASH"}]
+    if sort is not None:
+        attributes.append({"AttributeName": sort, "AttributeType": "S"})
+        schema.append({"AttributeName": sort, "KeyType": "RANGE"})
+    await client.create_table(
+        TableName=name,
+        AttributeDefinitions=attributes,  # type: ignore[arg-type]
+        KeySchema=schema,  # type: ignore[arg-type]
+        BillingMode="PAY_PER_REQUEST",
+    )
+    waiter = client.get_waiter("table_exists")
+    await waiter.wait(TableName=name, WaiterConfig={"Delay": 0.05, "MaxAttempts": 200})  # type: ignore[typeddict-item]
+    if table in TTL_TABLES:
+        await client.update_time_to_live(
+            TableName=name, TimeToLiveSpecification={"Enabled": True, "AttributeName": "ttl"}
+        )

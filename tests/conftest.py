@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+import itertools
+import os
+from collections import Counter
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any
+
+import aioboto3
+import pytest
+from aiobotocore.config import AioConfig
+
+from loaders.tables import TableNames, create_tables
+from tests.dynamodb_server import MotoServer
+
+if TYPE_CHECKING:
+    from types_aiobotocore_dynamodb import DynamoDBClient
+
+# Credentials for the local servers only; never reach AWS from the tests.
+os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
+os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
+os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+
+_table_suffixes = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def moto_server() -> Iterator[MotoServer]:
+    server = MotoServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def endpoint_url(moto_server: MotoServer) -> str:
+    return moto_server.endpoint_url
+
+
+@pytest.fixture(scope="session")
+async def dynamodb(endpoint_url: str) -> AsyncIterator[DynamoDBClient]:
+    """One client for the whole session, as the gateway keeps one per process."""
+    session = aioboto3.Session()
+    config = AioConfig(max_pool_connections=64, retries={"mode": "standard", "max_attempts": 3})
+    async with session.client(
+        "dynamodb", endpoint_url=endpoint_url, region_name="us-east-1", config=config
+    ) as client:
+        yield client
+
+
+@pytest.fixture
+async def tables(dynamodb: DynamoDBClient) -> TableNames:
+    """Five fresh tables for this test, under names no other test uses."""
+    suffix = f"-t{next(_table_suffixes)}"
+    names = TableNames(
+        pave="site-pave" + suffix,
+        income_detection="site-incomedetection" + suffix,
+        datacapture="site-fmdatacapture" + suffix,
+        balance_settings="user-balance-settings" + suffix,
+        locks="locks" + suffix,
+    )
+    await create_tables(dynamodb, names)
+    return names
+
+
+class CallCounter:
+    """Counts the DynamoDB operations a client sends, by name, through botocore's events."""
+
+    def __init__(self) -> None:
+        self.calls: Counter[str] = Counter()
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+
+    def __call__(self, model: Any, params: Any, **_: Any) -> None:
+        self.calls[model.name] += 1
+        self.requests.append((model.name, params))
+
+    def reset(self) -> None:
+        self.calls.clear()
+        self.requests.clear()
+
+    @property
+    def total(self) -> int:
+        return sum(self.calls.values())
+
+
+@pytest.fixture
+def dynamodb_calls(dynamodb: DynamoDBClient) -> Iterator[CallCounter]:
+    counter = CallCounter()
+    dynamodb.meta.events.register("before-call.dynamodb", counter)
+    yield counter
+    dynamodb.meta.events.unregister("before-call.dynamodb", counter)
