@@ -27,6 +27,14 @@ class Settings:
     expense_ttl_days: int = 30
     score_ttl_days: int = 30
     max_pool_connections: int = 64
+    # Clock skew tolerated on exp/nbf/iat; RFC 7519 suggests "no more than a few minutes".
+    auth_leeway_seconds: int = 30
+    # Query limits, checked before execution (schema/extensions). See README for the cost model.
+    max_query_depth: int = 10
+    max_query_aliases: int = 30
+    max_query_tokens: int = 2000
+    max_query_cost: int = 10_000
+    persisted_query_cache_size: int = 1000
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -52,6 +60,16 @@ class Settings:
             score_ttl_days=env.integer("INSIGHT_SCORE_TTL_DAYS", 30, minimum=0),
             max_pool_connections=env.integer(
                 "INSIGHT_DYNAMODB_MAX_POOL_CONNECTIONS", 64, minimum=1, maximum=1024
+            ),
+            auth_leeway_seconds=env.integer(
+                "INSIGHT_AUTH_LEEWAY_SECONDS", 30, minimum=0, maximum=300
+            ),
+            max_query_depth=env.integer("INSIGHT_MAX_QUERY_DEPTH", 10, minimum=1),
+            max_query_aliases=env.integer("INSIGHT_MAX_QUERY_ALIASES", 30, minimum=0),
+            max_query_tokens=env.integer("INSIGHT_MAX_QUERY_TOKENS", 2000, minimum=1),
+            max_query_cost=env.integer("INSIGHT_MAX_QUERY_COST", 10_000, minimum=1),
+            persisted_query_cache_size=env.integer(
+                "INSIGHT_PERSISTED_QUERY_CACHE_SIZE", 1000, minimum=0, maximum=1_000_000
             ),
         )
 
