@@ -1,0 +1,537 @@
+"""The `locks` table protocol of `cirello.io/dynamolock` v2, in asyncio.
+
+A Go service holding a lock through dynamolock and the gateway exclude each other, so
+everything that reaches DynamoDB is what the Go client sends:
+
+- an item is `key` (S), `ownerName` (S), `leaseDuration` (S, Go's duration text, `1m0s`),
+  `recordVersionNumber` (S, `<unix nanoseconds>:<random base32>`, fresh on every acquire
+  and heartbeat), `data` (B, only when there is data) and `isReleased` (S `"1"`, only on a
+  released item that was kept);
+- acquire reads the item (consistent read); when it is absent or released, PutItem
+  conditioned on `attribute_not_exists(key) OR (attribute_exists(key) AND isReleased = "1")`;
+- a lock held by someone else is taken over only once its `recordVersionNumber` has stayed
+  the same for the holder's whole `leaseDuration`, measured on this process's monotonic
+  clock from when the version was first seen, by a PutItem conditioned on that version;
+- heartbeat: UpdateItem setting `leaseDuration` and a new `recordVersionNumber`,
+  conditioned on the key existing with our owner name and current version;
+- release: DeleteItem under the same condition, or (keeping the item) UpdateItem setting
+  `isReleased` = `"1"`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import logging
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, Protocol
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from gateway.errors import DynamoDBUnavailable
+from loaders.go_duration import SECOND, format_go_duration, parse_go_duration
+
+if TYPE_CHECKING:
+    from types_aiobotocore_dynamodb import DynamoDBClient
+
+log = logging.getLogger(__name__)
+
+ATTR_KEY = "key"
+ATTR_OWNER_NAME = "ownerName"
+ATTR_LEASE_DURATION = "leaseDuration"
+ATTR_RECORD_VERSION_NUMBER = "recordVersionNumber"
+ATTR_DATA = "data"
+ATTR_IS_RELEASED = "isReleased"
+IS_RELEASED = "1"
+
+_PROTOCOL_ATTRIBUTES = frozenset(
+    {
+        ATTR_KEY,
+        ATTR_OWNER_NAME,
+        ATTR_LEASE_DURATION,
+        ATTR_RECORD_VERSION_NUMBER,
+        ATTR_DATA,
+        ATTR_IS_RELEASED,
+    }
+)
+
+# The gateway's defaults (section 5 of the contract); Go's own are 20 s and 5 s.
+DEFAULT_LEASE = timedelta(seconds=60)
+DEFAULT_HEARTBEAT = timedelta(seconds=1)
+# Go's `defaultBuffer`: the pause between attempts and the wait on top of a holder's lease.
+DEFAULT_REFRESH = timedelta(seconds=1)
+DEFAULT_ADDITIONAL_WAIT = timedelta(seconds=1)
+
+_NAMES = {
+    "#key": ATTR_KEY,
+    "#owner": ATTR_OWNER_NAME,
+    "#lease": ATTR_LEASE_DURATION,
+    "#rvn": ATTR_RECORD_VERSION_NUMBER,
+    "#released": ATTR_IS_RELEASED,
+}
+_MAX_SIGHTINGS = 10_000
+
+
+class Timer(Protocol):
+    """The lock's sense of time: a monotonic clock and a sleep, injectable for tests."""
+
+    def monotonic(self) -> float: ...
+
+    async def sleep(self, seconds: float) -> None: ...
+
+
+class RealTimer:
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
+class LockNotGranted(Exception):
+    """Someone else holds the lock (and, when waiting, kept it past the wait)."""
+
+    def __init__(self, key: str, message: str, *, holder: str | None = None) -> None:
+        super().__init__(f"{key}: {message}")
+        self.key = key
+        self.holder = holder
+
+
+class LockLost(Exception):
+    """The lock is no longer ours: released, expired locally, or taken over."""
+
+
+@dataclass(slots=True, eq=False)
+class Lock:
+    """A lock this client holds (until released or lost)."""
+
+    key: str
+    owner_name: str
+    record_version_number: str
+    lease_seconds: float
+    #: Monotonic time from which the lease counts (just before the last successful write).
+    lookup_time: float
+    data: bytes | None
+    delete_on_release: bool
+    additional_attributes: dict[str, Any] = field(default_factory=dict)
+    released: bool = False
+    lost: bool = False
+    # Heartbeat and release must not overlap: a release conditioned on the version a
+    # concurrent heartbeat is replacing would fail and strand the item for a whole lease.
+    mutex: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    """A lock item as read from the table, and when (monotonic) that version was first seen."""
+
+    owner_name: str
+    record_version_number: str
+    lease_seconds: float
+    released: bool
+    data: bytes | None
+    additional_attributes: dict[str, Any]
+    lookup_time: float
+
+    def expired(self, now: float) -> bool:
+        return now - self.lookup_time > self.lease_seconds
+
+
+class LockClient:
+    """dynamolock's Client over one aioboto3 DynamoDB client and the `locks` table.
+
+    `owner_name` defaults to a random name, as Go's does; `timer` drives every wait.
+    """
+
+    def __init__(
+        self,
+        client: DynamoDBClient,
+        table_name: str,
+        *,
+        owner_name: str | None = None,
+        lease: timedelta = DEFAULT_LEASE,
+        heartbeat_period: timedelta = DEFAULT_HEARTBEAT,
+        timer: Timer | None = None,
+    ) -> None:
+        if lease < 2 * heartbeat_period:
+            raise ValueError("the heartbeat period must be at most half the lease duration")
+        self._client = client
+        self.table_name = table_name
+        self.owner_name = owner_name or random_name()
+        self._lease_nanoseconds = _nanoseconds(lease)
+        self.lease_duration_text = format_go_duration(self._lease_nanoseconds)
+        self._lease_seconds = self._lease_nanoseconds / SECOND
+        self._heartbeat_seconds = heartbeat_period.total_seconds()
+        self._timer: Timer = timer or RealTimer()
+        # Versions of other owners' locks seen by a fail-fast acquire, so that a later
+        # acquire can take over a lock whose owner died once it has stayed unchanged for a
+        # whole lease, without any single request waiting that long.
+        self._sightings: OrderedDict[str, _Seen] = OrderedDict()
+
+    # --- acquire ------------------------------------------------------------------------
+
+    async def acquire(
+        self,
+        key: str,
+        *,
+        fail_if_locked: bool = False,
+        data: bytes | None = None,
+        replace_data: bool = False,
+        delete_on_release: bool = True,
+        refresh_period: timedelta = DEFAULT_REFRESH,
+        additional_wait: timedelta = DEFAULT_ADDITIONAL_WAIT,
+    ) -> Lock:
+        """Take the lock `key`, as Go's AcquireLock does.
+
+        Waiting (the default): retry every `refresh_period` until the lock is free or its
+        holder's version has stood still for a whole lease; give up with `LockNotGranted`
+        after the holder's lease plus `additional_wait`. `fail_if_locked`: answer
+        `LockNotGranted` at once when another owner holds it (unless an earlier sighting
+        of that same version is already a lease old).
+        """
+        timer = self._timer
+        start = timer.monotonic()
+        wait_seconds = additional_wait.total_seconds()
+        trying: _Seen | None = None
+        while True:
+            existing = await self._read(key)
+            item = self._new_item(key, existing, data, replace_data)
+            if existing is None or existing.released:
+                lock = await self._put(item, existing, delete_on_release, takeover=False)
+                if lock is not None:
+                    return lock
+                if fail_if_locked:
+                    # The conditional put lost to another acquirer: it holds the lock now.
+                    raise LockNotGranted(key, "acquired by another owner meanwhile")
+                # As Go: a lost race is simply tried again after the refresh period.
+                await timer.sleep(refresh_period.total_seconds())
+                continue
+            elif fail_if_locked:
+                return await self._take_over_seen_or_refuse(key, existing, item, delete_on_release)
+            elif trying is None:
+                trying = existing
+                wait_seconds += existing.lease_seconds
+            elif trying.record_version_number != existing.record_version_number:
+                # The holder heart-beat: its lease starts again from this sighting.
+                trying = existing
+            elif trying.expired(timer.monotonic()):
+                lock = await self._put(item, trying, delete_on_release, takeover=True)
+                if lock is not None:
+                    return lock
+                await timer.sleep(refresh_period.total_seconds())
+                continue
+            elapsed = timer.monotonic() - start
+            if trying is not None and elapsed > wait_seconds:
+                raise LockNotGranted(
+                    key, f"still held after waiting {elapsed:.3f}s", holder=trying.owner_name
+                )
+            await timer.sleep(refresh_period.total_seconds())
+
+    async def _take_over_seen_or_refuse(
+        self, key: str, existing: _Seen, item: dict[str, Any], delete_on_release: bool
+    ) -> Lock:
+        seen = self._sightings.get(key)
+        if seen is not None and seen.record_version_number == existing.record_version_number:
+            if seen.expired(self._timer.monotonic()):
+                lock = await self._put(item, seen, delete_on_release, takeover=True)
+                if lock is not None:
+                    return lock
+        else:
+            self._remember(key, existing)
+        raise LockNotGranted(key, "held by another owner", holder=existing.owner_name)
+
+    def _remember(self, key: str, seen: _Seen) -> None:
+        self._sightings[key] = seen
+        self._sightings.move_to_end(key)
+        while len(self._sightings) > _MAX_SIGHTINGS:
+            self._sightings.popitem(last=False)
+
+    def _new_item(
+        self, key: str, existing: _Seen | None, data: bytes | None, replace_data: bool
+    ) -> dict[str, Any]:
+        # Like Go: keep the item's extra attributes and, unless replacing, its data.
+        new_data = data if replace_data else (existing.data if existing else None)
+        if new_data is None:
+            new_data = data
+        item: dict[str, Any] = dict(existing.additional_attributes) if existing else {}
+        item[ATTR_KEY] = {"S": key}
+        item[ATTR_OWNER_NAME] = {"S": self.owner_name}
+        item[ATTR_LEASE_DURATION] = {"S": self.lease_duration_text}
+        item[ATTR_RECORD_VERSION_NUMBER] = {"S": record_version_number()}
+        if new_data is not None:
+            item[ATTR_DATA] = {"B": new_data}
+        return item
+
+    async def _put(
+        self,
+        item: dict[str, Any],
+        existing: _Seen | None,
+        delete_on_release: bool,
+        *,
+        takeover: bool,
+    ) -> Lock | None:
+        """The conditional PutItem; None when its condition failed (someone else won)."""
+        if takeover:
+            assert existing is not None
+            condition = "attribute_exists(#key) AND #rvn = :rvn"
+            names = {"#key": ATTR_KEY, "#rvn": ATTR_RECORD_VERSION_NUMBER}
+            values = {":rvn": {"S": existing.record_version_number}}
+        else:
+            condition = (
+                "attribute_not_exists(#key) OR (attribute_exists(#key) AND #released = :released)"
+            )
+            names = {"#key": ATTR_KEY, "#released": ATTR_IS_RELEASED}
+            values = {":released": {"S": IS_RELEASED}}
+        # Err on the early side: the lease counts from before the write is sent.
+        lookup_time = self._timer.monotonic()
+        key = item[ATTR_KEY]["S"]
+        try:
+            await self._client.put_item(
+                TableName=self.table_name,
+                Item=item,
+                ConditionExpression=condition,
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues=values,
+            )
+        except ClientError as error:
+            if _is_condition_failure(error):
+                return None
+            raise _unavailable(error) from error
+        except BotoCoreError as error:
+            raise _unavailable(error) from error
+        self._sightings.pop(key, None)
+        data = item.get(ATTR_DATA)
+        return Lock(
+            key=key,
+            owner_name=self.owner_name,
+            record_version_number=item[ATTR_RECORD_VERSION_NUMBER]["S"],
+            lease_seconds=self._lease_seconds,
+            lookup_time=lookup_time,
+            data=None if data is None else bytes(data["B"]),
+            delete_on_release=delete_on_release,
+            additional_attributes=_additional(item),
+        )
+
+    async def _read(self, key: str) -> _Seen | None:
+        try:
+            answer = await self._client.get_item(
+                TableName=self.table_name, Key={ATTR_KEY: {"S": key}}, ConsistentRead=True
+            )
+        except (ClientError, BotoCoreError) as error:
+            raise _unavailable(error) from error
+        item = answer.get("Item")
+        if item is None:
+            return None
+        # The reader errs on the side of not expiring: its count starts after the read.
+        lookup_time = self._timer.monotonic()
+        lease_text = _string(item.get(ATTR_LEASE_DURATION))
+        data = item.get(ATTR_DATA)
+        return _Seen(
+            owner_name=_string(item.get(ATTR_OWNER_NAME)),
+            record_version_number=_string(item.get(ATTR_RECORD_VERSION_NUMBER)),
+            lease_seconds=parse_go_duration(lease_text) / SECOND if lease_text else 0.0,
+            # Go counts the attribute's presence, whatever its value.
+            released=ATTR_IS_RELEASED in item,
+            data=None if data is None or "B" not in data else bytes(data["B"]),
+            additional_attributes=_additional(item),
+            lookup_time=lookup_time,
+        )
+
+    # --- heartbeat ----------------------------------------------------------------------
+
+    def is_held(self, lock: Lock) -> bool:
+        """Ours and within its lease on this process's clock."""
+        return not (
+            lock.released
+            or lock.lost
+            or self._timer.monotonic() - lock.lookup_time > lock.lease_seconds
+        )
+
+    def ensure_held(self, lock: Lock) -> None:
+        if not self.is_held(lock):
+            raise LockLost(f"{lock.key}: the lock is no longer held")
+
+    async def send_heartbeat(self, lock: Lock) -> None:
+        """Renew the lease with a new record version; `LockLost` when it is not ours."""
+        async with lock.mutex:
+            await self._send_heartbeat(lock)
+
+    async def _send_heartbeat(self, lock: Lock) -> None:
+        if not self.is_held(lock) or lock.owner_name != self.owner_name:
+            lock.lost = lock.lost or not lock.released
+            raise LockLost(f"{lock.key}: cannot heartbeat a lock that is not held")
+        new_version = record_version_number()
+        lookup_time = self._timer.monotonic()
+        try:
+            await self._client.update_item(
+                TableName=self.table_name,
+                Key={ATTR_KEY: {"S": lock.key}},
+                UpdateExpression="SET #lease = :lease, #rvn = :new_rvn",
+                ConditionExpression="attribute_exists(#key) AND #rvn = :rvn AND #owner = :owner",
+                ExpressionAttributeNames={
+                    name: _NAMES[name] for name in ("#key", "#lease", "#rvn", "#owner")
+                },
+                ExpressionAttributeValues={
+                    ":lease": {"S": self.lease_duration_text},
+                    ":new_rvn": {"S": new_version},
+                    ":rvn": {"S": lock.record_version_number},
+                    ":owner": {"S": lock.owner_name},
+                },
+            )
+        except ClientError as error:
+            if _is_condition_failure(error):
+                lock.lost = True
+                raise LockLost(f"{lock.key}: taken over by another owner") from error
+            raise _unavailable(error) from error
+        except BotoCoreError as error:
+            raise _unavailable(error) from error
+        lock.record_version_number = new_version
+        lock.lookup_time = lookup_time
+        lock.lease_seconds = self._lease_seconds
+
+    async def _heartbeat_until_released(self, lock: Lock) -> None:
+        while True:
+            await self._timer.sleep(self._heartbeat_seconds)
+            async with lock.mutex:
+                if lock.released:
+                    return
+                try:
+                    await self._send_heartbeat(lock)
+                except LockLost:
+                    log.warning("lock %s lost; heartbeats stop", lock.key)
+                    return
+                except DynamoDBUnavailable:
+                    # Like Go: log and try again on the next beat; the lease decides.
+                    log.warning("heartbeat of lock %s failed; retrying", lock.key, exc_info=True)
+
+    # --- release ------------------------------------------------------------------------
+
+    async def release(
+        self, lock: Lock, *, delete: bool | None = None, data: bytes | None = None
+    ) -> bool:
+        """Release `lock`: True when the item was ours to release, False when it was not
+        (already released, or taken over after our lease)."""
+        if lock.owner_name != self.owner_name:
+            raise LockLost(f"{lock.key}: owned by {lock.owner_name}, not {self.owner_name}")
+        async with lock.mutex:
+            if lock.released:
+                return False
+            lock.released = True
+            keep = not (lock.delete_on_release if delete is None else delete)
+            condition = "attribute_exists(#key) AND #rvn = :rvn AND #owner = :owner"
+            names = {name: _NAMES[name] for name in ("#key", "#rvn", "#owner")}
+            values: dict[str, Any] = {
+                ":rvn": {"S": lock.record_version_number},
+                ":owner": {"S": lock.owner_name},
+            }
+            try:
+                if keep:
+                    update = "SET #released = :released"
+                    names["#released"] = ATTR_IS_RELEASED
+                    values[":released"] = {"S": IS_RELEASED}
+                    if data:
+                        update += ", #data = :data"
+                        names["#data"] = ATTR_DATA
+                        values[":data"] = {"B": data}
+                    await self._client.update_item(
+                        TableName=self.table_name,
+                        Key={ATTR_KEY: {"S": lock.key}},
+                        UpdateExpression=update,
+                        ConditionExpression=condition,
+                        ExpressionAttributeNames=names,
+                        ExpressionAttributeValues=values,
+                    )
+                else:
+                    await self._client.delete_item(
+                        TableName=self.table_name,
+                        Key={ATTR_KEY: {"S": lock.key}},
+                        ConditionExpression=condition,
+                        ExpressionAttributeNames=names,
+                        ExpressionAttributeValues=values,
+                    )
+            except ClientError as error:
+                if _is_condition_failure(error):
+                    lock.lost = True
+                    return False
+                raise _unavailable(error) from error
+            except BotoCoreError as error:
+                raise _unavailable(error) from error
+            return True
+
+    # --- the whole life of a lock -------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def hold(
+        self,
+        key: str,
+        *,
+        fail_if_locked: bool = False,
+        data: bytes | None = None,
+        delete_on_release: bool = True,
+        refresh_period: timedelta = DEFAULT_REFRESH,
+        additional_wait: timedelta = DEFAULT_ADDITIONAL_WAIT,
+    ) -> AsyncIterator[Lock]:
+        """Acquire `key`, heartbeat it in a background task, and release it on the way out,
+        whatever the block raised."""
+        lock = await self.acquire(
+            key,
+            fail_if_locked=fail_if_locked,
+            data=data,
+            delete_on_release=delete_on_release,
+            refresh_period=refresh_period,
+            additional_wait=additional_wait,
+        )
+        heartbeat = asyncio.create_task(
+            self._heartbeat_until_released(lock), name=f"lock-heartbeat:{key}"
+        )
+        try:
+            yield lock
+        finally:
+            try:
+                # Shielded: a cancelled request still frees its lock for the next one.
+                await asyncio.shield(self.release(lock))
+            except DynamoDBUnavailable:
+                # The block's outcome stands; the lease frees the item for the next owner.
+                log.warning("release of lock %s failed", key, exc_info=True)
+            finally:
+                heartbeat.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await heartbeat
+
+
+def random_name() -> str:
+    """Go's randString: 32 random bytes in unpadded standard base32."""
+    return base64.b32encode(secrets.token_bytes(32)).decode("ascii").rstrip("=")
+
+
+def record_version_number() -> str:
+    """Go's generateRecordVersionNumber: `<unix nanoseconds>:<randString>`."""
+    return f"{time.time_ns()}:{random_name()}"
+
+
+def _nanoseconds(delta: timedelta) -> int:
+    return (delta.days * 86_400 + delta.seconds) * SECOND + delta.microseconds * 1_000
+
+
+def _string(value: Any) -> str:
+    if isinstance(value, dict) and "S" in value:
+        return str(value["S"])
+    return ""
+
+
+def _additional(item: dict[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in item.items() if name not in _PROTOCOL_ATTRIBUTES}
+
+
+def _is_condition_failure(error: ClientError) -> bool:
+    return error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException"
+
+
+def _unavailable(error: BaseException) -> DynamoDBUnavailable:
+    return DynamoDBUnavailable(cause=error)
