@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from gateway.errors import BadUserInput
+from loaders import validation
+
+
+@pytest.mark.parametrize(
+    ("given", "stored"),
+    [
+        ("12.34", "12.34"),
+        ("1.10", "1.1"),
+        ("1.100", "1.1"),
+        ("1E+2", "100"),
+        ("-0.00", "0"),
+        ("-5.5", "-5.5"),
+        ("0", "0"),
+    ],
+)
+def test_money_accepts_two_places_and_stores_the_canonical_number(given: str, stored: str) -> None:
+    assert str(validation.money("amount", Decimal(given))) == stored
+
+
+@pytest.mark.parametrize(
+    ("given", "problem"),
+    [
+        ("1.005", "at most two decimal places"),
+        ("0.001", "at most two decimal places"),
+        ("NaN", "finite"),
+        ("Infinity", "finite"),
+        ("1e30", "at most two decimal places"),
+        ("1000000000000", "less than"),
+    ],
+)
+def test_money_rejects(given: str, problem: str) -> None:
+    with pytest.raises(BadUserInput, match=problem) as error:
+        validation.money("accounts[0].amount", Decimal(given))
+    assert error.value.field == "accounts[0].amount"
+    assert error.value.graphql_extensions() == {
+        "code": "BAD_USER_INPUT",
+        "field": "accounts[0].amount",
+    }
+
+
+def test_money_can_refuse_negatives() -> None:
+    with pytest.raises(BadUserInput, match="negative"):
+        validation.money("amount", Decimal("-0.01"), allow_negative=False)
+
+
+@pytest.mark.parametrize("given", ["", "   ", " u-1", "u-1 ", "u\n1", "x" * 257])
+def test_identifier_rejects(given: str) -> None:
+    with pytest.raises(BadUserInput):
+        validation.identifier("userId", given)
+
+
+def test_identifier_accepts_a_plain_id() -> None:
+    assert validation.identifier("userId", "u-1") == "u-1"
+
+
+@pytest.mark.parametrize("given", ["2026-02-30", "2026-13-01", "2026-2-3", "20261202", "", "x"])
+def test_calendar_date_rejects_unreal_dates(given: str) -> None:
+    with pytest.raises(BadUserInput, match="date"):
+        validation.calendar_date("nextDate", given)
+
+
+def test_calendar_date_accepts_real_ones() -> None:
+    assert validation.calendar_date("nextDate", "2028-02-29") == date(2028, 2, 29)
+    assert validation.calendar_date("nextDate", date(2026, 12, 2)) == date(2026, 12, 2)
+
+
+@pytest.mark.parametrize("given", ["2026-00", "2026-13", "2026-1", "26-01", "0000-01", ""])
+def test_month_rejects(given: str) -> None:
+    with pytest.raises(BadUserInput, match="YYYY-MM"):
+        validation.month("month", given)
+
+
+CHECKS: list[tuple[Callable[[], Any], str]] = [
+    (lambda: validation.cents("amountInCents", -1), "negative"),
+    (lambda: validation.cents("amountInCents", 2**53), "less than"),
+    (lambda: validation.whole_number("page", -1, minimum=0, maximum=10), "from 0 to 10"),
+    (lambda: validation.probability("mlProbabilities[0]", Decimal("1.01")), "from 0 to 1"),
+    (lambda: validation.probability("mlProbabilities[0]", Decimal("-0.1")), "from 0 to 1"),
+    (lambda: validation.one_of("status", "maybe", {"pending", "approved"}), "one of"),
+    (lambda: validation.bounded("notes", [1, 2, 3], maximum=2), "at most 2"),
+    (lambda: validation.bounded("accounts", [], minimum=1, maximum=2), "at least 1"),
+    (lambda: validation.text("source", "x" * 1025), "at most 1024"),
+    (lambda: validation.non_empty_text("source", " "), "empty"),
+]
+
+
+@pytest.mark.parametrize(("check", "problem"), CHECKS)
+def test_other_checks_reject(check: Callable[[], Any], problem: str) -> None:
+    with pytest.raises(BadUserInput, match=problem):
+        check()
