@@ -1,0 +1,40 @@
+"""Strawberry schema extensions of the gateway: the query limits, one class per module."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from strawberry.extensions import SchemaExtension
+
+from gateway.settings import Settings
+from schema.extensions.alias_limit import AliasLimit
+from schema.extensions.cost_limit import CostLimit
+from schema.extensions.depth_limit import DepthLimit
+from schema.extensions.measures import CostPolicy
+from schema.extensions.query_limit import QueryLimit
+from schema.extensions.token_limit import TokenLimit
+
+__all__ = [
+    "AliasLimit",
+    "CostLimit",
+    "CostPolicy",
+    "DepthLimit",
+    "QueryLimit",
+    "TokenLimit",
+    "query_limits",
+]
+
+
+def query_limits(settings: Settings, policy: CostPolicy) -> list[Callable[[], SchemaExtension]]:
+    """The limit extensions for `strawberry.Schema(extensions=...)`, from the settings.
+
+    Factories, not instances: strawberry builds one extension per request, so that
+    concurrent requests never share an execution context. Cheapest checks first.
+    """
+    return [
+        partial(TokenLimit, settings.max_query_tokens),
+        partial(DepthLimit, settings.max_query_depth),
+        partial(AliasLimit, settings.max_query_aliases),
+        partial(CostLimit, settings.max_query_cost, policy),
+    ]

@@ -1,0 +1,39 @@
+"""Refuses queries of more tokens than the limit, without parsing past it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphql import GraphQLSyntaxError
+from strawberry.extensions import SchemaExtension
+
+from schema.extensions.measures import token_count
+from schema.extensions.query_limit import too_complex
+
+# Counting the tokens of a refused query costs a lexer pass; past this many times the
+# limit the figure reported is a lower bound, so a huge body cannot buy a long count.
+COUNT_CAP_FACTOR = 10
+
+
+class TokenLimit(SchemaExtension):
+    """graphql-core's parser stops at `maximum` tokens; this turns that stop into
+    QUERY_TOO_COMPLEX with the figure, in place of a bare syntax error."""
+
+    limit_name = "tokens"
+
+    def __init__(self, maximum: int) -> None:
+        self.maximum = maximum
+
+    def on_operation(self) -> Iterator[None]:
+        context = self.execution_context
+        context.parse_options["max_tokens"] = self.maximum
+        yield
+        result = context.result
+        if result is None or not result.errors or not context.query:
+            return
+        if not any(isinstance(error, GraphQLSyntaxError) for error in result.errors):
+            return
+        figure = token_count(context.query, cap=self.maximum * COUNT_CAP_FACTOR)
+        if figure > self.maximum:
+            result.errors = [too_complex(self.limit_name, self.maximum, figure)]
+            context.pre_execution_errors = result.errors
