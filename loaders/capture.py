@@ -12,17 +12,16 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from typing import Any
 
-from loaders import keys
-from loaders.codec import Item, format_instant, ttl_after
+from loaders import keys, ttl
+from loaders.codec import Item, format_instant
 from loaders.keys import ItemKey
 
 PAYDAY_PREDICTION = "PAYDAY_PREDICTION"
 FM_PAYDAY_FILTERED_TXNS = "FM_PAYDAY_FILTERED_TXNS"
 FM_PAYDAY_PREDICTED_PAYDAY = "FM_PAYDAY_PREDICTED_PAYDAY"
-CAPTURE_TTL = timedelta(days=2)
 
 
 def random_suffix() -> str:
@@ -47,7 +46,7 @@ class CaptureEvent:
             "user_id": self.user_id,
             "created_at": format_instant(self.created_at),
             "payload": dict(self.payload),
-            "ttl": ttl_after(self.created_at, CAPTURE_TTL),
+            "ttl": ttl.capture(self.created_at),
         }
 
 

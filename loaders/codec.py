@@ -6,7 +6,7 @@ Numbers stay `Decimal` end to end (boto3's (de)serializer); they never pass thro
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -45,10 +45,6 @@ def is_live(item: Mapping[str, Any], now: datetime) -> bool:
 
 def epoch_seconds(at: datetime) -> int:
     return int(at.timestamp())
-
-
-def ttl_after(at: datetime, delta: timedelta) -> int:
-    return epoch_seconds(at + delta)
 
 
 def start_of_day(day: date) -> datetime:

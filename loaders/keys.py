@@ -177,3 +177,36 @@ def balance_settings(user_id: str) -> ItemKey:
 
 def balance_alert_lock(user_id: str) -> ItemKey:
     return ItemKey(Table.LOCKS, f"balance-alert:user_id:{user_id}")
+
+
+# --- reading keys back -----------------------------------------------------------------
+
+
+def user_id_of(pk: str) -> str:
+    """The user id of any `<ENTITY>#<user_id>` partition key."""
+    _entity, separator, user_id = pk.partition(SEPARATOR)
+    if not separator or not user_id:
+        raise ValueError(f"not a user partition key: {pk!r}")
+    return user_id
+
+
+def _after(value: str, prefix: str) -> str:
+    if not value.startswith(prefix):
+        raise ValueError(f"{value!r} does not start with {prefix!r}")
+    return value[len(prefix) :]
+
+
+def savings_month_of(sk: str) -> str:
+    return _after(sk, "SAVINGS_MONTH#")
+
+
+def last_page_request_id_of(sk: str) -> str:
+    return _after(sk, "LAST_PAGE#REQUEST_ID#")
+
+
+def mine_time_of(sk: str) -> str:
+    return _after(sk, "TIME#")
+
+
+def cash_advance_score_time_of(sk: str) -> str:
+    return _after(sk, "CASH_ADVANCE_SCORE#")

@@ -4,14 +4,18 @@ import itertools
 import os
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import aioboto3
 import pytest
 from aiobotocore.config import AioConfig
 
+from gateway.clock import FixedClock
+from gateway.embedded import EmbeddedDynamoDB
+from gateway.settings import Settings
+from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
-from tests.dynamodb_server import MotoServer
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -23,17 +27,19 @@ os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
 
 _table_suffixes = itertools.count()
 
+NOW = datetime(2026, 12, 2, 11, 31, 28, tzinfo=UTC)
+
 
 @pytest.fixture(scope="session")
-def moto_server() -> Iterator[MotoServer]:
-    server = MotoServer()
+def moto_server() -> Iterator[EmbeddedDynamoDB]:
+    server = EmbeddedDynamoDB()
     server.start()
     yield server
     server.stop()
 
 
 @pytest.fixture(scope="session")
-def endpoint_url(moto_server: MotoServer) -> str:
+def endpoint_url(moto_server: EmbeddedDynamoDB) -> str:
     return moto_server.endpoint_url
 
 
@@ -64,7 +70,8 @@ async def tables(dynamodb: DynamoDBClient) -> TableNames:
 
 
 class CallCounter:
-    """Counts the DynamoDB operations a client sends, by name, through botocore's events."""
+    """Counts the DynamoDB operations a client sends, by name, with their API parameters
+    (botocore's `before-parameter-build` event: once per API call, retries not counted)."""
 
     def __init__(self) -> None:
         self.calls: Counter[str] = Counter()
@@ -72,7 +79,7 @@ class CallCounter:
 
     def __call__(self, model: Any, params: Any, **_: Any) -> None:
         self.calls[model.name] += 1
-        self.requests.append((model.name, params))
+        self.requests.append((model.name, dict(params)))
 
     def reset(self) -> None:
         self.calls.clear()
@@ -86,6 +93,30 @@ class CallCounter:
 @pytest.fixture
 def dynamodb_calls(dynamodb: DynamoDBClient) -> Iterator[CallCounter]:
     counter = CallCounter()
-    dynamodb.meta.events.register("before-call.dynamodb", counter)
+    dynamodb.meta.events.register("before-parameter-build.dynamodb", counter)
     yield counter
-    dynamodb.meta.events.unregister("before-call.dynamodb", counter)
+    dynamodb.meta.events.unregister("before-parameter-build.dynamodb", counter)
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    """The suite's "now": 2026-12-02T11:31:28Z, the contract's example instant."""
+    return FixedClock(NOW)
+
+
+@pytest.fixture
+def settings(tables: TableNames, endpoint_url: str) -> Settings:
+    return Settings(dynamodb_endpoint_url=endpoint_url, tables=tables)
+
+
+@pytest.fixture
+def dynamo(dynamodb: DynamoDBClient, tables: TableNames) -> Dynamo:
+    return Dynamo(dynamodb, tables, max_concurrency=64)
+
+
+async def put_wire_items(
+    dynamodb: DynamoDBClient, table_name: str, items: list[dict[str, Any]]
+) -> None:
+    """Write items in DynamoDB's wire form exactly as given (the contract's bytes)."""
+    for item in items:
+        await dynamodb.put_item(TableName=table_name, Item=item)

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
@@ -65,9 +64,8 @@ async def put_go_lock(
 
 
 def sent(calls: CallCounter, operation: str) -> Any:
-    """The JSON body of the first `operation` request the client sent."""
-    params = next(params for name, params in calls.requests if name == operation)
-    return json.loads(params["body"])
+    """The API parameters of the first `operation` request the client sent."""
+    return next(params for name, params in calls.requests if name == operation)
 
 
 def lock_client(

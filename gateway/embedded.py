@@ -1,8 +1,8 @@
-"""moto's DynamoDB as a real server on 127.0.0.1, for tests (moto's in-process mock does not
-intercept aiobotocore reliably)."""
+"""The embedded DynamoDB: moto's server in this process, on 127.0.0.1, for local use."""
 
 from __future__ import annotations
 
+import os
 import socket
 
 from moto.server import ThreadedMotoServer
@@ -15,9 +15,12 @@ def free_port() -> int:
         return port
 
 
-class MotoServer:
-    def __init__(self) -> None:
-        self.port = free_port()
+class EmbeddedDynamoDB:
+    """moto's DynamoDB as a real HTTP server on a free loopback port (moto's in-process
+    mock does not intercept aiobotocore reliably)."""
+
+    def __init__(self, port: int | None = None) -> None:
+        self.port = port or free_port()
         self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
 
     @property
@@ -25,6 +28,9 @@ class MotoServer:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
+        # moto accepts any credentials; these keep botocore from looking for real ones.
+        os.environ.setdefault("AWS_ACCESS_KEY_ID", "embedded")
+        os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "embedded")
         self._server.start()
 
     def stop(self) -> None:

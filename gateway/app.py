@@ -1,0 +1,44 @@
+"""The ASGI application: `create_app(settings)`."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from gateway.clock import Clock, SystemClock
+from gateway.graphql_view import GatewayGraphQL
+from gateway.resources import open_dynamo
+from gateway.settings import Settings
+from schema.root import build_schema
+
+
+async def healthz(request: Request) -> JSONResponse:
+    return JSONResponse({"status": "ok"})
+
+
+def create_app(settings: Settings | None = None, *, clock: Clock | None = None) -> Starlette:
+    """The gateway's ASGI app. Its lifespan opens the process's one DynamoDB client."""
+    settings = settings or Settings.from_environ()
+    clock = clock or SystemClock()
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with open_dynamo(settings) as dynamo:
+            app.state.dynamo = dynamo
+            yield
+
+    graphql = GatewayGraphQL(build_schema(), settings=settings, clock=clock)
+    app = Starlette(
+        routes=[
+            Route("/graphql", graphql, methods=["GET", "POST"]),
+            Route("/healthz", healthz, methods=["GET"]),
+        ],
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    return app

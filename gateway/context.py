@@ -1,0 +1,55 @@
+"""The per-request context: what every resolver may use."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TypeAlias
+
+import strawberry
+
+from gateway.clock import Clock
+from gateway.principal import Principal
+from gateway.settings import Settings
+from loaders.dynamodb import Dynamo
+from loaders.point_reads import PointReadLoader
+from loaders.queries import QueryLoader
+from loaders.user_reads import UserReads
+
+
+@dataclass
+class Context:
+    settings: Settings
+    dynamo: Dynamo
+    reads: UserReads
+    principal: Principal
+    clock: Clock
+    #: The request's instant: every read rule and every write of the request uses it.
+    now: datetime
+    request_id: str = ""
+    extensions: dict[str, object] = field(default_factory=dict)
+
+
+def build_context(
+    *,
+    settings: Settings,
+    dynamo: Dynamo,
+    principal: Principal,
+    clock: Clock,
+    request_id: str = "",
+) -> Context:
+    """A fresh context with its own loaders: nothing is cached across requests."""
+    now = clock.now()
+    reads = UserReads(PointReadLoader(dynamo, now), QueryLoader(dynamo, now), now)
+    return Context(
+        settings=settings,
+        dynamo=dynamo,
+        reads=reads,
+        principal=principal,
+        clock=clock,
+        now=now,
+        request_id=request_id,
+    )
+
+
+Info: TypeAlias = strawberry.Info[Context, None]

@@ -1,0 +1,35 @@
+"""What the process shares between requests: the one aioboto3 client and its `Dynamo`."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import aioboto3
+from aiobotocore.config import AioConfig
+
+from gateway.settings import Settings
+from loaders.dynamodb import Dynamo
+
+
+def client_config(settings: Settings) -> AioConfig:
+    # botocore's default pool of 10 connections would queue a wide request; the pool and
+    # Dynamo's in-flight cap are the same number.
+    return AioConfig(
+        max_pool_connections=settings.max_pool_connections,
+        retries={"mode": "standard", "max_attempts": 3},
+    )
+
+
+@asynccontextmanager
+async def open_dynamo(settings: Settings) -> AsyncIterator[Dynamo]:
+    """Open the process's DynamoDB client (creating one costs hundreds of milliseconds, so it
+    is done once, in the lifespan) and close it on the way out."""
+    session = aioboto3.Session()
+    async with session.client(
+        "dynamodb",
+        endpoint_url=settings.dynamodb_endpoint_url,
+        region_name=settings.region,
+        config=client_config(settings),
+    ) as client:
+        yield Dynamo(client, settings.tables, max_concurrency=settings.max_pool_connections)

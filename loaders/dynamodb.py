@@ -1,0 +1,213 @@
+"""`Dynamo`: the one door to DynamoDB. Every call goes through it, so errors are wrapped,
+concurrency is bounded and calls can be counted in one place."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from gateway.errors import DynamoDBUnavailable
+from loaders.codec import Item, from_wire, to_wire, value_to_wire
+from loaders.keys import ItemKey, QueryKey
+from loaders.tables import Table, TableNames
+
+if TYPE_CHECKING:
+    from types_aiobotocore_dynamodb import DynamoDBClient
+
+#: BatchGetItem takes at most 100 keys a call, BatchWriteItem 25 items.
+BATCH_GET_LIMIT = 100
+BATCH_WRITE_LIMIT = 25
+
+#: Error codes that mean "DynamoDB could not answer now", as opposed to a bad request.
+UNAVAILABLE_CODES = frozenset(
+    {
+        "ProvisionedThroughputExceededException",
+        "ThrottlingException",
+        "RequestLimitExceeded",
+        "InternalServerError",
+        "ServiceUnavailable",
+        "LimitExceededException",
+        "TransactionInProgressException",
+    }
+)
+
+
+class ConditionFailed(Exception):
+    """A conditional write's condition did not hold."""
+
+
+class DynamoDBFailure(Exception):
+    """DynamoDB refused a call for a reason that is our bug or our configuration."""
+
+
+class Dynamo:
+    """The process-wide DynamoDB door, over one aioboto3 client opened in the lifespan.
+
+    `max_concurrency` caps calls in flight to match the client's connection pool, so a wide
+    request waits here, in order, instead of inside botocore's pool.
+    """
+
+    def __init__(
+        self,
+        client: DynamoDBClient,
+        tables: TableNames,
+        *,
+        max_concurrency: int = 64,
+        unprocessed_deadline: float = 5.0,
+        backoff_base: float = 0.025,
+        backoff_cap: float = 1.0,
+        query_page_size: int | None = None,
+    ) -> None:
+        self.client = client
+        self.tables = tables
+        self._table_of_name = {name: table for table, name in tables.all().items()}
+        self._slots = asyncio.Semaphore(max_concurrency)
+        self._unprocessed_deadline = unprocessed_deadline
+        self._backoff_base = backoff_base
+        self._backoff_cap = backoff_cap
+        # None: DynamoDB's own 1 MB pages.
+        self._query_page_size = query_page_size
+
+    async def call(self, operation: str, **params: Any) -> dict[str, Any]:
+        """Send one DynamoDB operation (by its client method name), wrapping its errors."""
+        method: Callable[..., Any] = getattr(self.client, operation)
+        try:
+            async with self._slots:
+                response: dict[str, Any] = await method(**params)
+                return response
+        except ClientError as error:
+            code = error.response.get("Error", {}).get("Code", "")
+            if code == "ConditionalCheckFailedException":
+                raise ConditionFailed(code) from error
+            status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
+            if code in UNAVAILABLE_CODES or status >= 500:
+                raise DynamoDBUnavailable(cause=error) from error
+            raise DynamoDBFailure(f"{operation} refused: {code}") from error
+        except (BotoCoreError, TimeoutError, OSError) as error:
+            raise DynamoDBUnavailable(cause=error) from error
+
+    # --- reads ------------------------------------------------------------------------
+
+    @staticmethod
+    def pages(keys: Sequence[ItemKey]) -> list[list[ItemKey]]:
+        """The distinct keys in BatchGetItem-sized pages, in first-seen order."""
+        distinct = list(dict.fromkeys(keys))
+        return [
+            distinct[start : start + BATCH_GET_LIMIT]
+            for start in range(0, len(distinct), BATCH_GET_LIMIT)
+        ]
+
+    async def batch_get(self, keys: Sequence[ItemKey]) -> dict[ItemKey, Item]:
+        """Read up to 100 keys, across tables, in one BatchGetItem, re-requesting
+        `UnprocessedKeys` with jittered exponential backoff until done or the deadline.
+        Keys with no item are absent from the answer."""
+        if len(keys) > BATCH_GET_LIMIT:
+            raise ValueError(f"at most {BATCH_GET_LIMIT} keys a BatchGetItem")
+        request: dict[str, Any] = {}
+        for key in keys:
+            table = request.setdefault(self.tables.name(key.table), {"Keys": []})
+            table["Keys"].append(key.attributes())
+        found: dict[ItemKey, Item] = {}
+        deadline = time.monotonic() + self._unprocessed_deadline
+        attempt = 0
+        while request:
+            if attempt:
+                await self._backoff(attempt, deadline)
+            response = await self.call("batch_get_item", RequestItems=request)
+            for table_name, wire_items in response.get("Responses", {}).items():
+                table = self._table_of_name[table_name]
+                for wire in wire_items:
+                    item = from_wire(wire)
+                    found[self.key_of(table, item)] = item
+            request = response.get("UnprocessedKeys") or {}
+            attempt += 1
+        return found
+
+    async def _backoff(self, attempt: int, deadline: float) -> None:
+        delay = random.uniform(0, min(self._backoff_cap, self._backoff_base * 2**attempt))
+        if time.monotonic() + delay > deadline:
+            raise DynamoDBUnavailable(cause=TimeoutError("unprocessed keys past the deadline"))
+        await asyncio.sleep(delay)
+
+    async def query(self, query: QueryKey, keep: Callable[[Item], bool]) -> list[Item]:
+        """All items of `query` that `keep` accepts, following `LastEvaluatedKey`, and
+        stopping as soon as `query.limit` of them are in hand."""
+        partition, sort = query.table.key_names
+        params: dict[str, Any] = {
+            "TableName": self.tables.name(query.table),
+            "KeyConditionExpression": "#pk = :pk",
+            "ExpressionAttributeNames": {"#pk": partition},
+            "ExpressionAttributeValues": {":pk": {"S": query.pk}},
+            "ScanIndexForward": not query.newest_first,
+        }
+        if query.sk_prefix:
+            assert sort is not None
+            params["KeyConditionExpression"] += " AND begins_with(#sk, :prefix)"
+            params["ExpressionAttributeNames"]["#sk"] = sort
+            params["ExpressionAttributeValues"][":prefix"] = {"S": query.sk_prefix}
+        kept: list[Item] = []
+        while True:
+            if query.limit is not None:
+                params["Limit"] = query.limit - len(kept)
+            elif self._query_page_size is not None:
+                params["Limit"] = self._query_page_size
+            response = await self.call("query", **params)
+            for wire in response.get("Items", []):
+                item = from_wire(wire)
+                if keep(item):
+                    kept.append(item)
+            if query.limit is not None and len(kept) >= query.limit:
+                return kept[: query.limit]
+            last = response.get("LastEvaluatedKey")
+            if not last:
+                return kept
+            params["ExclusiveStartKey"] = last
+
+    def key_of(self, table: Table, item: Mapping[str, Any]) -> ItemKey:
+        partition, sort = table.key_names
+        return ItemKey(table, item[partition], item[sort] if sort is not None else None)
+
+    # --- writes -----------------------------------------------------------------------
+
+    async def put(
+        self,
+        table: Table,
+        item: Item,
+        *,
+        condition: str | None = None,
+        names: Mapping[str, str] | None = None,
+        values: Mapping[str, Any] | None = None,
+    ) -> None:
+        """PutItem of a python-value item, optionally conditional (raises ConditionFailed)."""
+        params: dict[str, Any] = {"TableName": self.tables.name(table), "Item": to_wire(item)}
+        if condition is not None:
+            params["ConditionExpression"] = condition
+        if names:
+            params["ExpressionAttributeNames"] = dict(names)
+        if values:
+            params["ExpressionAttributeValues"] = {
+                name: value_to_wire(value) for name, value in values.items()
+            }
+        await self.call("put_item", **params)
+
+    async def put_many(self, items: Sequence[tuple[Table, Item]]) -> None:
+        """Unconditional puts in BatchWriteItem calls of 25, re-sending unprocessed items
+        (seeding and bulk loads; writer paths use `put` with their conditions)."""
+        for start in range(0, len(items), BATCH_WRITE_LIMIT):
+            request: dict[str, Any] = {}
+            for table, item in items[start : start + BATCH_WRITE_LIMIT]:
+                writes = request.setdefault(self.tables.name(table), [])
+                writes.append({"PutRequest": {"Item": to_wire(item)}})
+            deadline = time.monotonic() + self._unprocessed_deadline
+            attempt = 0
+            while request:
+                if attempt:
+                    await self._backoff(attempt, deadline)
+                response = await self.call("batch_write_item", RequestItems=request)
+                request = response.get("UnprocessedItems") or {}
+                attempt += 1

@@ -1,0 +1,100 @@
+"""The read rules of the contract, one method per User field, as thin views over the two
+batching cores. Everything a request reads about users goes through here."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+
+from loaders import keys
+from loaders.codec import months_back
+from loaders.point_reads import PointReadLoader
+from loaders.queries import QueryLoader
+from loaders.rows.alert import AlertRow
+from loaders.rows.balance import BalanceRow
+from loaders.rows.balance_settings import BalanceSettingsRow
+from loaders.rows.feeder import LastPageRow, PaveLabelRow
+from loaders.rows.income import IncomeRow
+from loaders.rows.income_detection import IncomeDetectionRunRow
+from loaders.rows.income_verification import IncomeVerificationRow
+from loaders.rows.mine import RECURRING, RITUAL, ExpenseKind, ExpenseRow, MineRow, expense_from_item
+from loaders.rows.payday import PaydayRow
+from loaders.rows.scores import ScoreRow
+
+
+class UserReads:
+    """Per request: `now` is fixed at the request's start so every rule agrees on it."""
+
+    def __init__(self, points: PointReadLoader, queries: QueryLoader, now: datetime) -> None:
+        self.points = points
+        self.queries = queries
+        self.now = now
+
+    async def payday(self, user_id: str) -> PaydayRow | None:
+        item = await self.points.load(keys.payday(user_id))
+        if item is None:
+            return None
+        row = PaydayRow.from_item(item)
+        # Served only on the UTC day it was computed; the TTL is garbage collection only.
+        return row if row.prediction_date == self.now.date() else None
+
+    async def income_verification(self, user_id: str) -> IncomeVerificationRow | None:
+        item = await self.points.load(keys.income_verification(user_id))
+        return IncomeVerificationRow.from_item(item) if item is not None else None
+
+    async def savings_months(self, user_id: str, months: int) -> list[BalanceRow]:
+        """This UTC month and the `months - 1` before it, newest first; missing months are
+        left out."""
+        wanted = [keys.savings_month(user_id, m) for m in months_back(self.now.date(), months)]
+        items = await self.points.load_many(wanted)
+        return [BalanceRow.from_item(item) for item in items if item is not None]
+
+    async def alert(self, user_id: str) -> AlertRow | None:
+        item = await self.points.load(keys.alert(user_id))
+        return AlertRow.from_item(item) if item is not None else None
+
+    async def pave_label(self, user_id: str) -> PaveLabelRow | None:
+        item = await self.points.load(keys.pave_label(user_id))
+        return PaveLabelRow.from_item(item) if item is not None else None
+
+    async def income(self, user_id: str) -> IncomeRow | None:
+        item = await self.points.load(keys.income(user_id))
+        return IncomeRow.from_item(item) if item is not None else None
+
+    async def low_balance_alert(self, user_id: str) -> BalanceSettingsRow | None:
+        item = await self.points.load(keys.balance_settings(user_id))
+        return BalanceSettingsRow.from_item(item) if item is not None else None
+
+    async def last_pages(self, user_id: str) -> list[LastPageRow]:
+        items = await self.queries.load(keys.last_pages_query(user_id))
+        return [LastPageRow.from_item(item) for item in items]
+
+    async def latest_mine(self, user_id: str) -> MineRow | None:
+        items = await self.queries.load(keys.latest_mine_query(user_id))
+        return MineRow.from_item(items[0]) if items else None
+
+    async def recurring_expenses(self, user_id: str) -> list[ExpenseRow]:
+        return await self._latest_expenses(RECURRING, keys.recurring_query(user_id), user_id)
+
+    async def rituals(self, user_id: str) -> list[ExpenseRow]:
+        return await self._latest_expenses(RITUAL, keys.rituals_query(user_id), user_id)
+
+    async def _latest_expenses(
+        self, kind: ExpenseKind, query: keys.QueryKey, user_id: str
+    ) -> list[ExpenseRow]:
+        # The mine and the expenses are read together (one wait), then the rows of older
+        # mines are dropped.
+        mine, items = await asyncio.gather(self.latest_mine(user_id), self.queries.load(query))
+        if mine is None:
+            return []
+        rows = [expense_from_item(kind, item) for item in items]
+        current = [row for row in rows if row.last_mine == mine.mined_at]
+        return sorted(current, key=lambda row: row.sort_key)
+
+    async def cash_advance_scores(self, user_id: str, limit: int) -> list[ScoreRow]:
+        items = await self.queries.load(keys.cash_advance_scores_query(user_id, limit))
+        return [ScoreRow.from_item(item) for item in items]
+
+    async def income_detection_runs(self, user_id: str, limit: int) -> list[IncomeDetectionRunRow]:
+        items = await self.queries.load(keys.income_detection_runs_query(user_id, limit))
+        return [IncomeDetectionRunRow.from_item(item) for item in items]

@@ -1,0 +1,48 @@
+"""What a client sees of an error: a GatewayError's message and code, or a masked
+INTERNAL_SERVER_ERROR carrying the request id that the logs carry too."""
+
+from __future__ import annotations
+
+import logging
+
+from graphql.error import GraphQLError
+from strawberry.extensions import MaskErrors
+
+from gateway.errors import GatewayError
+
+logger = logging.getLogger("gateway.errors")
+
+INTERNAL_MESSAGE = "Internal server error"
+
+
+def _is_internal(error: GraphQLError) -> bool:
+    # Parse, validation and variable errors have no path: they describe the request and
+    # are the client's to read. Execution errors are internal unless a GatewayError.
+    return error.path is not None and not isinstance(error.original_error, GatewayError)
+
+
+class GatewayErrors(MaskErrors):
+    def __init__(self) -> None:
+        super().__init__(should_mask_error=_is_internal, error_message=INTERNAL_MESSAGE)
+
+    def _process_errors(self, errors: list[GraphQLError]) -> list[GraphQLError]:
+        request_id = getattr(self.execution_context.context, "request_id", "")
+        processed = []
+        for error in errors:
+            original = error.original_error
+            if isinstance(original, GatewayError):
+                error.extensions = original.graphql_extensions()
+                processed.append(error)
+            elif self.should_mask_error(error):
+                logger.error(
+                    "internal error in %s (request %s)",
+                    ".".join(str(part) for part in error.path or ()),
+                    request_id,
+                    exc_info=original,
+                )
+                masked = self.anonymise_error(error)
+                masked.extensions = {"code": "INTERNAL_SERVER_ERROR", "requestId": request_id}
+                processed.append(masked)
+            else:
+                processed.append(error)
+        return processed

@@ -1,0 +1,30 @@
+from __future__ import annotations
+
+import strawberry
+
+from gateway.context import Info
+from gateway.errors import Forbidden
+from schema.arguments import check_user_id, check_user_ids
+from schema.user import User
+
+
+def readable_user(info: Info, user_id: str) -> User:
+    """The User for `user_id`, if the caller may read it; its rows are read only then."""
+    if not info.context.principal.may_read(user_id):
+        raise Forbidden(f"Not allowed to read user {user_id}")
+    return User(id=strawberry.ID(user_id))
+
+
+@strawberry.type
+class Query:
+    @strawberry.field(description="A user; one with no rows has null or empty fields.")
+    def user(self, info: Info, id: strawberry.ID) -> User:
+        return readable_user(info, check_user_id(id))
+
+    @strawberry.field(description="1 to 100 users, in the order asked, duplicates kept.")
+    def users(self, info: Info, ids: list[strawberry.ID]) -> list[User]:
+        return [readable_user(info, user_id) for user_id in check_user_ids(list(ids))]
+
+    @strawberry.field(description="The caller's own user (the token's `sub`).")
+    def viewer(self, info: Info) -> User:
+        return readable_user(info, info.context.principal.sub)

@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from decimal import Decimal
+
+import pytest
+
+from loaders.codec import format_instant, from_wire, is_live, months_back, parse_instant, to_wire
+
+NOW = datetime(2026, 12, 2, 11, 31, 28, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2026-12-02T11:31:28Z", NOW),
+        ("2026-12-02T11:31:28.5Z", NOW.replace(microsecond=500000)),
+        ("2026-12-02T11:31:28.123456789Z", NOW.replace(microsecond=123456)),
+        ("2026-12-02T12:31:28+01:00", NOW),
+        ("2026-12-02T06:31:28-05:00", NOW),
+    ],
+)
+def test_parse_instant_accepts_rfc3339_forms(text: str, expected: datetime) -> None:
+    assert parse_instant(text) == expected
+
+
+def test_parse_instant_refuses_a_naive_time() -> None:
+    with pytest.raises(ValueError, match="timezone"):
+        parse_instant("2026-12-02T11:31:28")
+
+
+def test_format_instant_is_utc_with_z() -> None:
+    assert format_instant(NOW) == "2026-12-02T11:31:28Z"
+    assert format_instant(NOW.replace(microsecond=250000)) == "2026-12-02T11:31:28.25Z"
+    assert format_instant(NOW, microseconds=True) == "2026-12-02T11:31:28.000000Z"
+
+
+def test_numbers_stay_exact_decimals_both_ways() -> None:
+    wire = {"amount": {"N": "0.10"}, "n": {"N": "12345678901234567890.12"}}
+    item = from_wire(wire)
+    assert item == {"amount": Decimal("0.10"), "n": Decimal("12345678901234567890.12")}
+    assert to_wire(item) == wire
+
+
+def test_an_item_expiring_exactly_now_is_gone() -> None:
+    now_seconds = int(NOW.timestamp())
+    assert is_live({"ttl": Decimal(now_seconds + 1)}, NOW)
+    assert not is_live({"ttl": Decimal(now_seconds)}, NOW)
+    assert not is_live({"ttl": Decimal(now_seconds - 1)}, NOW)
+    assert is_live({}, NOW)
+
+
+def test_months_back_crosses_the_year() -> None:
+    assert months_back(date(2026, 2, 14), 4) == ["2026-02", "2026-01", "2025-12", "2025-11"]
+    assert months_back(date(2026, 12, 2), 1) == ["2026-12"]

@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from loaders.dynamodb import Dynamo
+from loaders.keys import QueryKey
+from loaders.queries import QueryLoader
+from loaders.tables import Table, TableNames
+from tests.conftest import NOW, CallCounter
+
+if TYPE_CHECKING:
+    from types_aiobotocore_dynamodb import DynamoDBClient
+
+NOW_S = int(NOW.timestamp())
+
+
+async def _put_scores(
+    dynamodb: DynamoDBClient, tables: TableNames, count: int, expired: frozenset[int] = frozenset()
+) -> None:
+    for index in range(count):
+        await dynamodb.put_item(
+            TableName=tables.pave,
+            Item={
+                "PK": {"S": "USERS#u-1"},
+                "SK": {"S": f"CASH_ADVANCE_SCORE#2026-11-{index + 1:02d}T00:00:00Z"},
+                "type": {"S": "scores"},
+                "score": {"N": str(index)},
+                "ttl": {"N": str(NOW_S if index in expired else NOW_S + 86400)},
+            },
+        )
+
+
+async def test_a_query_over_several_pages_returns_every_item(
+    dynamodb: DynamoDBClient, tables: TableNames, dynamodb_calls: CallCounter
+) -> None:
+    await _put_scores(dynamodb, tables, 10)
+    dynamodb_calls.reset()
+    loader = QueryLoader(Dynamo(dynamodb, tables, query_page_size=3), NOW)
+    items = await loader.load(QueryKey(Table.PAVE, "USERS#u-1", "CASH_ADVANCE_SCORE#"))
+    assert [int(item["score"]) for item in items] == list(range(10))
+    # Pages of 3, 3, 3, 1; the last one has no LastEvaluatedKey.
+    assert dynamodb_calls.calls == {"Query": 4}
+    starts = ["ExclusiveStartKey" in params for _, params in dynamodb_calls.requests]
+    assert starts == [False, True, True, True]
+
+
+async def test_a_limit_stops_without_reading_further_pages(
+    dynamodb: DynamoDBClient, tables: TableNames, dynamodb_calls: CallCounter
+) -> None:
+    await _put_scores(dynamodb, tables, 10)
+    dynamodb_calls.reset()
+    loader = QueryLoader(Dynamo(dynamodb, tables), NOW)
+    query = QueryKey(Table.PAVE, "USERS#u-1", "CASH_ADVANCE_SCORE#", newest_first=True, limit=2)
+    items = await loader.load(query)
+    assert [int(item["score"]) for item in items] == [9, 8]
+    assert dynamodb_calls.calls == {"Query": 1}
+    [(_, params)] = dynamodb_calls.requests
+    assert params["Limit"] == 2
+    assert params["ScanIndexForward"] is False
+
+
+async def test_expired_items_do_not_count_toward_the_limit(
+    dynamodb: DynamoDBClient, tables: TableNames, dynamodb_calls: CallCounter
+) -> None:
+    await _put_scores(dynamodb, tables, 10, expired=frozenset({9, 8, 6}))
+    dynamodb_calls.reset()
+    loader = QueryLoader(Dynamo(dynamodb, tables), NOW)
+    query = QueryKey(Table.PAVE, "USERS#u-1", "CASH_ADVANCE_SCORE#", newest_first=True, limit=3)
+    items = await loader.load(query)
+    assert [int(item["score"]) for item in items] == [7, 5, 4]
+    # 3 read, 1 live; then 2 asked, 1 live (6 expired); then 1 asked, live.
+    assert [params["Limit"] for _, params in dynamodb_calls.requests] == [3, 2, 1]

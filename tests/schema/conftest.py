@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+import pytest
+from strawberry.types import ExecutionResult
+
+from gateway.clock import FixedClock
+from gateway.context import build_context
+from gateway.principal import DASHBOARD, Principal
+from gateway.settings import Settings
+from loaders.dynamodb import Dynamo
+from schema.root import build_schema
+
+DASHBOARD_USER = Principal(sub="dash-1", roles=frozenset({DASHBOARD}))
+
+
+class Execute(Protocol):
+    def __call__(
+        self,
+        query: str,
+        variables: dict[str, Any] | None = None,
+        principal: Principal = DASHBOARD_USER,
+    ) -> Awaitable[ExecutionResult]: ...
+
+
+@pytest.fixture(scope="session")
+def gateway_schema() -> Any:
+    return build_schema()
+
+
+@pytest.fixture
+def execute(gateway_schema: Any, settings: Settings, dynamo: Dynamo, clock: FixedClock) -> Execute:
+    """Run a query as one request: a fresh context (loaders, `now`) per call."""
+
+    async def run(
+        query: str,
+        variables: dict[str, Any] | None = None,
+        principal: Principal = DASHBOARD_USER,
+    ) -> ExecutionResult:
+        context = build_context(settings=settings, dynamo=dynamo, principal=principal, clock=clock)
+        result: ExecutionResult = await gateway_schema.execute(
+            query, variable_values=variables, context_value=context
+        )
+        return result
+
+    return run
+
+
+def data_of(result: ExecutionResult) -> Any:
+    assert result.errors is None, result.errors
+    return result.data
+
+
+ExecuteFn = Callable[..., Awaitable[ExecutionResult]]
