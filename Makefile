@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: serve test lint pytest bench clean
+.PHONY: serve test lint pytest bench clean graphiql-assets
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,7 +12,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-serve: $(STAMP)
+# GraphiQL's scripts, fetched from the npm registry at pinned versions and never committed,
+# so that the page works without internet access (a no-op once they are present).
+graphiql-assets: $(STAMP)
+	$(BIN)/python -m gateway.graphiql_assets
+
+serve: $(STAMP) graphiql-assets
 	$(BIN)/insight-gateway serve --embedded
 
 test: lint pytest
@@ -22,7 +27,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+pytest: $(STAMP) graphiql-assets
 	$(BIN)/pytest
 
 clean:
