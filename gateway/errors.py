@@ -64,3 +64,10 @@ class QueryTooComplex(GatewayError):
 class DynamoDBUnavailable(GatewayError):
     code = "DYNAMODB_UNAVAILABLE"
     default_message = "The data store is unavailable; try again"
+
+
+class BadRequest(GatewayError):
+    """The HTTP request itself is malformed (not JSON, no query, bad parameters)."""
+
+    code = "BAD_REQUEST"
+    default_message = "Bad request"
