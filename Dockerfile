@@ -1,0 +1,38 @@
+# The Insight gateway's image. Configuration comes only from the environment of the contract
+# (INSIGHT_*, AWS_REGION and the AWS credential chain); nothing here sets it.
+
+# npm only, to fetch GraphiQL's pinned browser assets in the build stage.
+FROM node:20.20-bookworm-slim AS node
+
+FROM python:3.11.7-slim-bookworm AS build
+COPY --from=node /usr/local/bin/node /usr/local/bin/node
+COPY --from=node /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/npm
+RUN ln -s /usr/local/lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm
+WORKDIR /src
+COPY pyproject.toml README.md ./
+COPY gateway ./gateway
+COPY loaders ./loaders
+COPY schema ./schema
+# Fetched and checked against their pinned hashes, then shipped inside the wheel.
+RUN python -m gateway.graphiql_assets
+RUN python -m venv /opt/venv \
+    && /opt/venv/bin/pip install --no-cache-dir --upgrade pip \
+    && /opt/venv/bin/pip wheel --no-cache-dir --no-deps --wheel-dir /wheels . \
+    && /opt/venv/bin/pip install --no-cache-dir /wheels/insight_gateway-*.whl
+
+FROM python:3.11.7-slim-bookworm AS runtime
+RUN groupadd --system --gid 10001 gateway \
+    && useradd --system --uid 10001 --gid gateway --no-create-home --shell /usr/sbin/nologin gateway
+COPY --from=build /opt/venv /opt/venv
+ENV PATH=/opt/venv/bin:$PATH \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    UVICORN_HOST=0.0.0.0 \
+    UVICORN_PORT=8000
+USER gateway:gateway
+EXPOSE 8000
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+    CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:' + os.environ.get('UVICORN_PORT', '8000') + '/healthz', timeout=2)"]
+# uvicorn calls the factory, which reads the settings from the environment. Behind a load
+# balancer, FORWARDED_ALLOW_IPS (uvicorn's own variable) names the proxies to trust.
+CMD ["uvicorn", "--factory", "gateway.app:create_app", "--no-server-header"]

@@ -1,0 +1,167 @@
+"""The Dockerfile's properties, read from the file, and its CMD and HEALTHCHECK run here."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from gateway.embedded import free_port
+from tests.dockerfile import Stage, read_stages
+
+ROOT = Path(__file__).resolve().parents[1]
+STAGES = read_stages(ROOT / "Dockerfile")
+RUNTIME = STAGES[-1]
+# Variables the image may set: Python's and uvicorn's own, never the gateway's configuration.
+IMAGE_VARIABLES = {
+    "PATH",
+    "PYTHONDONTWRITEBYTECODE",
+    "PYTHONUNBUFFERED",
+    "UVICORN_HOST",
+    "UVICORN_PORT",
+}
+
+
+def _stage(name: str) -> Stage:
+    return next(stage for stage in STAGES if stage.name == name)
+
+
+def _runs(stage: Stage) -> str:
+    return "\n".join(run.arguments for run in stage.all("RUN"))
+
+
+def test_it_is_multi_stage_with_every_base_image_pinned() -> None:
+    assert len(STAGES) >= 2
+    for stage in STAGES:
+        image, _, tag = stage.base.partition(":")
+        assert tag, f"{image} has no tag"
+        assert tag != "latest"
+
+
+def test_the_build_stage_fetches_the_graphiql_assets_then_builds_and_installs_the_wheel() -> None:
+    build = _stage("build")
+    runs = _runs(build)
+
+    assert "python -m gateway.graphiql_assets" in runs
+    assert runs.index("gateway.graphiql_assets") < runs.index("pip wheel")
+    assert "pip install --no-cache-dir /wheels/insight_gateway-" in runs
+
+
+def test_the_runtime_stage_is_slim_non_root_and_gets_only_the_built_environment() -> None:
+    assert "slim" in RUNTIME.base
+    user = RUNTIME.last("USER").arguments.split(":")[0]
+    assert user not in {"root", "0"}
+    assert user in _runs(RUNTIME)  # created in this stage
+    # USER comes before CMD, so the gateway never runs as root.
+    keywords = [i.keyword for i in RUNTIME.instructions]
+    assert keywords.index("USER") < keywords.index("CMD")
+    copies = RUNTIME.all("COPY")
+    assert [c.flags().get("from") for c in copies] == ["build"]
+    assert "pip " not in _runs(RUNTIME)
+
+
+def test_configuration_comes_only_from_the_environment() -> None:
+    env = RUNTIME.environment()
+
+    assert set(env) <= IMAGE_VARIABLES
+    assert not RUNTIME.all("ARG")
+    for stage in STAGES:
+        for name in stage.environment():
+            assert not name.startswith(("INSIGHT_", "AWS_")), name
+    # The CMD names the factory and nothing the contract's environment configures.
+    assert RUNTIME.last("CMD").exec_form() == [
+        "uvicorn",
+        "--factory",
+        "gateway.app:create_app",
+        "--no-server-header",
+    ]
+
+
+def test_the_healthcheck_asks_healthz_on_the_served_port() -> None:
+    healthcheck = RUNTIME.last("HEALTHCHECK")
+    command = healthcheck.exec_form()
+
+    assert command[:2] == ["python", "-c"]
+    assert "/healthz" in command[2]
+    assert "UVICORN_PORT" in command[2]
+    assert {"interval", "timeout", "retries"} <= set(healthcheck.flags())
+    assert RUNTIME.last("EXPOSE").arguments == RUNTIME.environment()["UVICORN_PORT"]
+
+
+def test_the_cmd_factory_is_importable_and_the_build_context_leaves_local_state_out() -> None:
+    module, _, attribute = RUNTIME.last("CMD").exec_form()[2].partition(":")
+    assert callable(getattr(importlib.import_module(module), attribute))
+
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    assert {".git", ".venv", "gateway/static/graphiql", "tests"} <= set(ignored)
+
+
+@pytest.fixture
+def image_environment(endpoint_url: str) -> dict[str, str]:
+    """The process environment the image gives its CMD, here: the image's own variables, the
+    virtualenv's bin first on PATH, a loopback address and a free port."""
+    env = dict(os.environ)
+    env.update({k: v for k, v in RUNTIME.environment().items() if k != "PATH"})
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    env["UVICORN_HOST"] = "127.0.0.1"
+    env["UVICORN_PORT"] = str(free_port())
+    env["INSIGHT_DYNAMODB_ENDPOINT_URL"] = endpoint_url
+    env["INSIGHT_AUTH_HS256_SECRET"] = "a-local-test-secret-of-at-least-32-bytes"
+    return env
+
+
+@pytest.fixture
+def served(image_environment: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+    with subprocess.Popen(
+        RUNTIME.last("CMD").exec_form(),
+        env=image_environment,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    ) as process:
+        try:
+            yield process
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=5)
+
+
+def test_the_exact_cmd_serves_healthz_and_the_healthcheck_follows_it(
+    served: subprocess.Popen[bytes], image_environment: dict[str, str]
+) -> None:
+    url = f"http://127.0.0.1:{image_environment['UVICORN_PORT']}/healthz"
+    deadline = time.monotonic() + 30
+    response: httpx.Response | None = None
+    while response is None and time.monotonic() < deadline:
+        if served.poll() is not None:
+            assert served.stderr is not None
+            pytest.fail(f"the CMD exited with {served.returncode}: {served.stderr.read().decode()}")
+        try:
+            response = httpx.get(url, timeout=1)
+        except httpx.TransportError:
+            time.sleep(0.1)
+    assert response is not None, "the CMD did not answer /healthz within 30 seconds"
+    assert response.status_code == 200
+    assert "server" not in response.headers
+
+    healthcheck = RUNTIME.last("HEALTHCHECK").exec_form()
+    assert _run(healthcheck, image_environment) == 0
+
+    served.terminate()
+    served.wait(timeout=10)
+    assert _run(healthcheck, image_environment) != 0
+
+
+def _run(command: list[str], env: dict[str, str]) -> int:
+    return subprocess.run(command, env=env, capture_output=True, timeout=30).returncode
