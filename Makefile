@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: serve test lint pytest bench clean graphiql-assets
+.PHONY: serve test lint pytest bench clean graphiql-assets schema
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,6 +16,10 @@ $(STAMP): pyproject.toml
 # so that the page works without internet access (a no-op once they are present).
 graphiql-assets: $(STAMP)
 	$(BIN)/python -m gateway.graphiql_assets
+
+# schema.graphql is the printed SDL; a test fails until it is regenerated after a schema change.
+schema: $(STAMP)
+	$(BIN)/insight-gateway schema > schema.graphql
 
 serve: $(STAMP) graphiql-assets
 	$(BIN)/insight-gateway serve --embedded

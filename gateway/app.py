@@ -11,6 +11,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from gateway.clock import Clock, SystemClock
+from gateway.graphiql import GraphiQLDefaults, graphiql_static_mount
 from gateway.graphql_view import GatewayGraphQL
 from gateway.resources import open_dynamo
 from gateway.settings import Settings
@@ -21,8 +22,16 @@ async def healthz(request: Request) -> JSONResponse:
     return JSONResponse({"status": "ok"})
 
 
-def create_app(settings: Settings | None = None, *, clock: Clock | None = None) -> Starlette:
-    """The gateway's ASGI app. Its lifespan opens the process's one DynamoDB client."""
+def create_app(
+    settings: Settings | None = None,
+    *,
+    clock: Clock | None = None,
+    graphiql: GraphiQLDefaults | None = None,
+) -> Starlette:
+    """The gateway's ASGI app. Its lifespan opens the process's one DynamoDB client.
+
+    `graphiql` is what the GraphiQL page opens with (the embedded mode's demo query and token).
+    """
     settings = settings or Settings.from_environ()
     clock = clock or SystemClock()
 
@@ -32,11 +41,12 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
             app.state.dynamo = dynamo
             yield
 
-    graphql = GatewayGraphQL(build_schema(), settings=settings, clock=clock)
+    graphql = GatewayGraphQL(build_schema(), settings=settings, clock=clock, graphiql=graphiql)
     app = Starlette(
         routes=[
             Route("/graphql", graphql, methods=["GET", "POST"]),
             Route("/healthz", healthz, methods=["GET"]),
+            graphiql_static_mount(),
         ],
         lifespan=lifespan,
     )

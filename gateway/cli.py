@@ -10,20 +10,32 @@ from collections.abc import Sequence
 
 import uvicorn
 
+from gateway.admin import AdminError, create_local_tables, seed_local_demo
 from gateway.app import create_app
 from gateway.clock import SystemClock
-from gateway.demo import seed_demo
+from gateway.demo import ADA, seed_demo
 from gateway.embedded import EmbeddedDynamoDB
+from gateway.examples import demo_user_query
+from gateway.graphiql import GraphiQLDefaults
 from gateway.resources import open_dynamo
 from gateway.settings import Settings, SettingsError
 from loaders.tables import create_tables
+from schema.root import build_schema
+
+EXIT_CODES = (
+    "exit codes: 0 done, 1 the task failed (e.g. DynamoDB unreachable), 2 bad usage or settings"
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="insight-gateway", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="insight-gateway",
+        description=__doc__,
+        epilog=EXIT_CODES + "; settings come from INSIGHT_* variables (see the README)",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    serve = commands.add_parser("serve", help="serve the GraphQL gateway")
+    serve = commands.add_parser("serve", help="serve the GraphQL gateway", epilog=EXIT_CODES)
     serve.add_argument(
         "--embedded",
         action="store_true",
@@ -37,13 +49,110 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port to bind (default 8000)")
     serve.set_defaults(run=run_serve)
+
+    schema = commands.add_parser(
+        "schema",
+        help="print the GraphQL schema (SDL), as in schema.graphql",
+        description="Print the gateway's GraphQL schema in SDL; schema.graphql is its output.",
+        epilog=EXIT_CODES,
+    )
+    schema.set_defaults(run=run_schema)
+
+    create = commands.add_parser(
+        "create-tables",
+        help="create the five tables at a local DynamoDB endpoint",
+        description="Create those of the five tables (names from INSIGHT_TABLE_*) that do not "
+        "exist yet at a local DynamoDB endpoint (DynamoDB Local, moto), with TTL on `ttl`.",
+        epilog=EXIT_CODES,
+    )
+    _endpoint_argument(create)
+    create.set_defaults(run=run_create_tables)
+
+    seed = commands.add_parser(
+        "seed-demo",
+        help="write the demo users' items at a local DynamoDB endpoint",
+        description="Write the demo users (demo-ada, demo-bob, demo-cy) into the tables at a "
+        "local DynamoDB endpoint, dated from now; run create-tables first.",
+        epilog=EXIT_CODES,
+    )
+    _endpoint_argument(seed)
+    seed.set_defaults(run=run_seed_demo)
     return parser
+
+
+def _endpoint_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--endpoint",
+        metavar="URL",
+        help="the DynamoDB endpoint (default: INSIGHT_DYNAMODB_ENDPOINT_URL; one is required)",
+    )
+
+
+def _with_endpoint(args: argparse.Namespace, settings: Settings) -> Settings | None:
+    if args.endpoint:
+        return dataclasses.replace(settings, dynamodb_endpoint_url=args.endpoint)
+    if settings.dynamodb_endpoint_url:
+        return settings
+    print(
+        f"insight-gateway {args.command}: give --endpoint URL or INSIGHT_DYNAMODB_ENDPOINT_URL; "
+        "this is for a local DynamoDB (in AWS the tables belong to the Insight Service's "
+        "infrastructure)",
+        file=sys.stderr,
+    )
+    return None
+
+
+def run_schema(args: argparse.Namespace, settings: Settings) -> int:
+    print(schema_sdl(), end="")
+    return 0
+
+
+def schema_sdl() -> str:
+    """The printed schema, newline-terminated: the content of schema.graphql."""
+    return build_schema().as_str() + "\n"
+
+
+def run_create_tables(args: argparse.Namespace, settings: Settings) -> int:
+    local = _with_endpoint(args, settings)
+    if local is None:
+        return 2
+    try:
+        created = asyncio.run(create_local_tables(local))
+    except AdminError as error:
+        print(f"insight-gateway create-tables: {error}", file=sys.stderr)
+        return 1
+    existing = sorted(set(local.tables.all().values()) - set(created))
+    for name in created:
+        print(f"created {name}")
+    for name in existing:
+        print(f"exists  {name}")
+    return 0
+
+
+def run_seed_demo(args: argparse.Namespace, settings: Settings) -> int:
+    local = _with_endpoint(args, settings)
+    if local is None:
+        return 2
+    try:
+        count = asyncio.run(seed_local_demo(local, SystemClock().now()))
+    except AdminError as error:
+        print(f"insight-gateway seed-demo: {error}", file=sys.stderr)
+        return 1
+    print(f"wrote {count} demo items at {local.dynamodb_endpoint_url}")
+    return 0
+
+
+def embedded_graphiql(token: str | None) -> GraphiQLDefaults:
+    """What GraphiQL opens with in the embedded mode: a demo user's query, and the token."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return GraphiQLDefaults(query=demo_user_query(ADA), headers=headers)
 
 
 def run_serve(args: argparse.Namespace, settings: Settings) -> int:
     if args.endpoint:
         settings = dataclasses.replace(settings, dynamodb_endpoint_url=args.endpoint)
     embedded: EmbeddedDynamoDB | None = None
+    graphiql: GraphiQLDefaults | None = None
     if args.embedded:
         if settings.dynamodb_endpoint_url:
             print(
@@ -57,8 +166,9 @@ def run_serve(args: argparse.Namespace, settings: Settings) -> int:
         settings = dataclasses.replace(settings, dynamodb_endpoint_url=embedded.endpoint_url)
         count = asyncio.run(_prepare_embedded(settings))
         print(f"Embedded DynamoDB at {embedded.endpoint_url}: five tables, {count} demo items")
+        graphiql = embedded_graphiql(token=None)
     try:
-        app = create_app(settings)
+        app = create_app(settings, graphiql=graphiql)
         print(f"GraphiQL: http://{args.host}:{args.port}/graphql", flush=True)
         uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     finally:

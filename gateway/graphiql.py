@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
@@ -24,6 +25,17 @@ _FAVICON = (
     "data:image/svg+xml,<svg xmlns=%22http://www.w3.org/2000/svg%22 viewBox=%220 0 100 100%22>"
     "<text y=%22.9em%22 font-size=%2280%22>%E2%97%88</text></svg>"
 )
+
+
+@dataclass(frozen=True, slots=True)
+class GraphiQLDefaults:
+    """What the page opens with: the embedded mode puts a demo query and its token here."""
+
+    query: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+    def render(self) -> str:
+        return render_graphiql_page(default_query=self.query, default_headers=self.headers)
 
 
 def graphiql_static_mount(directory: Path = ASSETS_DIR, path: str = ASSETS_PATH) -> Mount:

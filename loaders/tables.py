@@ -80,3 +80,25 @@ async def _create_table(client: DynamoDBClient, table: Table, name: str) -> None
         await client.update_time_to_live(
             TableName=name, TimeToLiveSpecification={"Enabled": True, "AttributeName": "ttl"}
         )
+
+
+async def create_missing_tables(client: DynamoDBClient, names: TableNames) -> list[str]:
+    """Create those of the five tables that do not exist yet (local DynamoDB only, as
+    `create_tables`); returns the names it created, so running it twice is harmless."""
+    existing = await _existing_table_names(client)
+    missing = [(table, names.name(table)) for table in Table if names.name(table) not in existing]
+    await asyncio.gather(*(_create_table(client, table, name) for table, name in missing))
+    return [name for _, name in missing]
+
+
+async def _existing_table_names(client: DynamoDBClient) -> set[str]:
+    names: set[str] = set()
+    start: str | None = None
+    while True:
+        page = await (
+            client.list_tables(ExclusiveStartTableName=start) if start else client.list_tables()
+        )
+        names.update(page.get("TableNames", []))
+        start = page.get("LastEvaluatedTableName")
+        if not start:
+            return names

@@ -8,8 +8,13 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
+from gateway.app import create_app
+from gateway.cli import embedded_graphiql
+from gateway.demo import ADA
+from gateway.examples import demo_user_query
 from gateway.graphiql import ASSETS_PATH, graphiql_static_mount, render_graphiql_page
 from gateway.graphiql_assets import ASSETS, ASSETS_DIR, assets_present
+from gateway.settings import Settings
 
 
 def _config(page: str) -> dict[str, object]:
@@ -93,3 +98,29 @@ async def _get(app: Starlette, asset_name: str) -> httpx.Response:
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as client:
         return await client.get(f"{ASSETS_PATH}/{asset_name}")
+
+
+async def test_the_app_serves_its_page_and_assets_with_the_given_defaults() -> None:
+    defaults = embedded_graphiql(token="header.payload.signature")
+    app = create_app(Settings(), graphiql=defaults)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as client:
+        page = await client.get("/graphql", headers={"Accept": "text/html"})
+        script = await client.get(f"{ASSETS_PATH}/react.production.min.js")
+
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    config = _config(page.text)
+    assert config["defaultQuery"] == demo_user_query(ADA)
+    assert json.loads(str(config["defaultHeaders"])) == {
+        "Authorization": "Bearer header.payload.signature"
+    }
+    assert ("unpkg.com" not in page.text) is assets_present()
+    assert script.status_code == (200 if assets_present() else 404)
+
+
+def test_the_embedded_page_without_a_token_has_the_query_and_no_headers() -> None:
+    defaults = embedded_graphiql(token=None)
+
+    assert defaults.query == demo_user_query(ADA)
+    assert dict(defaults.headers) == {}

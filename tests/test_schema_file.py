@@ -1,0 +1,27 @@
+"""schema.graphql at the root is the printed schema: a schema change must update it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gateway.cli import schema_sdl
+
+SCHEMA_FILE = Path(__file__).resolve().parents[1] / "schema.graphql"
+
+
+def test_schema_graphql_is_the_printed_schema() -> None:
+    printed = schema_sdl()
+    committed = SCHEMA_FILE.read_text()
+
+    assert committed == printed, (
+        "schema.graphql differs from the schema: review the change, then run `make schema` "
+        "(insight-gateway schema > schema.graphql) and commit it"
+    )
+
+
+def test_the_printed_schema_has_the_contracts_entry_points() -> None:
+    printed = schema_sdl()
+
+    assert "type Query {" in printed
+    for entry in ("user(id: ID!): User!", "users(ids: [ID!]!): [User!]!", "viewer: User!"):
+        assert entry in printed
