@@ -11,6 +11,8 @@ import strawberry
 from gateway.clock import Clock
 from gateway.principal import Principal
 from gateway.settings import Settings
+from loaders.call_log import CallLog
+from loaders.collections import Collections
 from loaders.dynamodb import Dynamo
 from loaders.point_reads import PointReadLoader
 from loaders.queries import QueryLoader
@@ -28,6 +30,10 @@ class Context:
     now: datetime
     request_id: str = ""
     extensions: dict[str, object] = field(default_factory=dict)
+    #: The request's DynamoDB calls (always recorded, for the metrics).
+    calls: CallLog = field(default_factory=CallLog)
+    #: The client asked for `extensions.cost` (header `X-Insight-Cost: 1`).
+    cost_requested: bool = False
 
 
 def build_context(
@@ -37,10 +43,14 @@ def build_context(
     principal: Principal,
     clock: Clock,
     request_id: str = "",
+    cost_requested: bool = False,
 ) -> Context:
     """A fresh context with its own loaders: nothing is cached across requests."""
     now = clock.now()
-    reads = UserReads(PointReadLoader(dynamo, now), QueryLoader(dynamo, now), now)
+    collections = Collections()
+    reads = UserReads(
+        PointReadLoader(dynamo, now, collections), QueryLoader(dynamo, now, collections), now
+    )
     return Context(
         settings=settings,
         dynamo=dynamo,
@@ -49,6 +59,7 @@ def build_context(
         clock=clock,
         now=now,
         request_id=request_id,
+        cost_requested=cost_requested,
     )
 
 

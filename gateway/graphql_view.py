@@ -17,6 +17,9 @@ from gateway.graphiql import GraphiQLDefaults
 from gateway.principal import Principal
 from gateway.settings import Settings
 
+#: A request with `X-Insight-Cost: 1` gets its DynamoDB cost in `extensions.cost`.
+COST_HEADER = "x-insight-cost"
+
 
 class GatewayGraphQL(GraphQL[Context, None]):
     def __init__(
@@ -57,6 +60,7 @@ class GatewayGraphQL(GraphQL[Context, None]):
             principal=self.principal_of(request),
             clock=self.clock,
             request_id=request_id,
+            cost_requested=request.headers.get(COST_HEADER, "").strip() == "1",
         )
 
     def principal_of(self, request: Request | WebSocket) -> Principal:

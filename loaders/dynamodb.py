@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from gateway.errors import DynamoDBUnavailable
+from loaders.call_log import current_call_log
 from loaders.codec import Item, from_wire, to_wire, value_to_wire
 from loaders.keys import ItemKey, QueryKey
 from loaders.tables import Table, TableNames
@@ -49,7 +50,8 @@ class Dynamo:
     """The process-wide DynamoDB door, over one aioboto3 client opened in the lifespan.
 
     `max_concurrency` caps calls in flight to match the client's connection pool, so a wide
-    request waits here, in order, instead of inside botocore's pool.
+    request waits here, in order, instead of inside botocore's pool; by default it is that
+    pool's size.
     """
 
     def __init__(
@@ -57,7 +59,7 @@ class Dynamo:
         client: DynamoDBClient,
         tables: TableNames,
         *,
-        max_concurrency: int = 64,
+        max_concurrency: int | None = None,
         unprocessed_deadline: float = 5.0,
         backoff_base: float = 0.025,
         backoff_cap: float = 1.0,
@@ -66,6 +68,11 @@ class Dynamo:
         self.client = client
         self.tables = tables
         self._table_of_name = {name: table for table, name in tables.all().items()}
+        if max_concurrency is None:
+            # botocore sets every option on its Config, but its stubs do not declare them.
+            pool: int = getattr(client.meta.config, "max_pool_connections")  # noqa: B009
+            max_concurrency = pool
+        self.max_concurrency = max_concurrency
         self._slots = asyncio.Semaphore(max_concurrency)
         self._unprocessed_deadline = unprocessed_deadline
         self._backoff_base = backoff_base
@@ -76,9 +83,12 @@ class Dynamo:
     async def call(self, operation: str, **params: Any) -> dict[str, Any]:
         """Send one DynamoDB operation (by its client method name), wrapping its errors."""
         method: Callable[..., Any] = getattr(self.client, operation)
+        log = current_call_log()
+        record = log.issue(operation) if log is not None else None
+        response: dict[str, Any] | None = None
         try:
             async with self._slots:
-                response: dict[str, Any] = await method(**params)
+                response = await method(**params)
                 return response
         except ClientError as error:
             code = error.response.get("Error", {}).get("Code", "")
@@ -90,6 +100,10 @@ class Dynamo:
             raise DynamoDBFailure(f"{operation} refused: {code}") from error
         except (BotoCoreError, TimeoutError, OSError) as error:
             raise DynamoDBUnavailable(cause=error) from error
+        finally:
+            if record is not None:
+                assert log is not None
+                log.answer(record, response)
 
     # --- reads ------------------------------------------------------------------------
 
@@ -118,7 +132,9 @@ class Dynamo:
         while request:
             if attempt:
                 await self._backoff(attempt, deadline)
-            response = await self.call("batch_get_item", RequestItems=request)
+            response = await self.call(
+                "batch_get_item", RequestItems=request, ReturnConsumedCapacity="TOTAL"
+            )
             for table_name, wire_items in response.get("Responses", {}).items():
                 table = self._table_of_name[table_name]
                 for wire in wire_items:
@@ -144,6 +160,7 @@ class Dynamo:
             "ExpressionAttributeNames": {"#pk": partition},
             "ExpressionAttributeValues": {":pk": {"S": query.pk}},
             "ScanIndexForward": not query.newest_first,
+            "ReturnConsumedCapacity": "TOTAL",
         }
         if query.sk_prefix:
             assert sort is not None

@@ -113,6 +113,11 @@ def cash_advance_score(user_id: str, scored_at: datetime) -> ItemKey:
 # --- site-pave: queries ----------------------------------------------------------------
 
 
+def user_partition(user_id: str) -> tuple[Table, str]:
+    """The `USERS#<user_id>` partition: the single-table collection of a user's entities."""
+    return Table.PAVE, join("USERS", user_id)
+
+
 def latest_mine_query(user_id: str) -> QueryKey:
     return QueryKey(Table.PAVE, join("MINE", user_id), "TIME#", newest_first=True, limit=1)
 

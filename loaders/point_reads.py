@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from datetime import datetime
+from functools import partial
 
 from aiodataloader import DataLoader
 
 from loaders.codec import Item, is_live
+from loaders.collections import Collected, Collections
 from loaders.dynamodb import Dynamo
 from loaders.keys import ItemKey
 
@@ -18,12 +20,28 @@ class PointReadLoader(DataLoader[ItemKey, Item | None]):
 
     Every key loaded in the same tick, whatever its table or user, goes out together in
     pages of 100 distinct keys, sent concurrently; a failed page fails only its own keys.
+    A key of a partition the request reads whole (`collections`) is answered from that
+    partition's Query instead.
     """
 
-    def __init__(self, dynamo: Dynamo, now: datetime) -> None:
-        super().__init__(loop=asyncio.get_running_loop())
+    def __init__(
+        self, dynamo: Dynamo, now: datetime, collections: Collections | None = None
+    ) -> None:
+        self._futures: dict[ItemKey, asyncio.Future[Item | None]] = {}
+        super().__init__(loop=asyncio.get_running_loop(), cache_map=self._futures)
         self._dynamo = dynamo
         self._now = now
+        self._collections = collections or Collections()
+
+    def load(self, key: ItemKey) -> asyncio.Future[Item | None]:
+        cached = self._futures.get(key)
+        if cached is not None:
+            return cached
+        derived = self._collections.derive((key.table, key.pk), partial(Collected.point, key=key))
+        if derived is None:
+            return super().load(key)
+        self._futures[key] = derived
+        return derived
 
     async def batch_load_fn(  # type: ignore[override]
         self, keys: Sequence[ItemKey]

@@ -5,22 +5,50 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from datetime import datetime
+from functools import partial
 
 from aiodataloader import DataLoader
 
 from loaders.codec import Item, is_live
+from loaders.collections import Collected, Collections
 from loaders.dynamodb import Dynamo
 from loaders.keys import QueryKey
+from loaders.tables import Table
 
 
 class QueryLoader(DataLoader[QueryKey, list[Item]]):
     """Loads the live items of one Query; equal queries of a request are sent once, and all
-    queries of a tick are sent concurrently. A failed query fails only its own loads."""
+    queries of a tick are sent concurrently. A failed query fails only its own loads.
 
-    def __init__(self, dynamo: Dynamo, now: datetime) -> None:
-        super().__init__(loop=asyncio.get_running_loop())
+    `collect` reads a whole partition with one Query; every later query of that partition
+    is answered from its items (filtered by prefix, ordered, limited) without a call."""
+
+    def __init__(
+        self, dynamo: Dynamo, now: datetime, collections: Collections | None = None
+    ) -> None:
+        self._futures: dict[QueryKey, asyncio.Future[list[Item]]] = {}
+        super().__init__(loop=asyncio.get_running_loop(), cache_map=self._futures)
         self._dynamo = dynamo
         self._now = now
+        self._collections = collections or Collections()
+
+    def collect(self, table: Table, pk: str) -> None:
+        """Read the partition `pk` of `table` whole (once per request), for this loader and
+        the point-read core sharing its `collections`. Call it before the partition's
+        other loads, in the same tick, so that they derive from it."""
+        partition = (table, pk)
+        if partition not in self._collections:
+            self._collections.add(partition, super().load(QueryKey(table, pk)))
+
+    def load(self, key: QueryKey) -> asyncio.Future[list[Item]]:
+        cached = self._futures.get(key)
+        if cached is not None:
+            return cached
+        derived = self._collections.derive((key.table, key.pk), partial(Collected.query, query=key))
+        if derived is None:
+            return super().load(key)
+        self._futures[key] = derived
+        return derived
 
     def _keep(self, item: Item) -> bool:
         return is_live(item, self._now)

@@ -30,6 +30,11 @@ class UserReads:
         self.queries = queries
         self.now = now
 
+    def collect_user_partition(self, user_id: str) -> None:
+        """Read the user's `USERS#<id>` partition with one Query, which then answers every
+        entity of it this request reads (the access plan decides when that is cheaper)."""
+        self.queries.collect(*keys.user_partition(user_id))
+
     async def payday(self, user_id: str) -> PaydayRow | None:
         item = await self.points.load(keys.payday(user_id))
         if item is None:

@@ -4,6 +4,7 @@ import strawberry
 
 from gateway.context import Info
 from gateway.errors import Forbidden
+from schema.access_plan import plan_user_reads
 from schema.arguments import check_user_id, check_user_ids
 from schema.user import User
 
@@ -19,12 +20,18 @@ def readable_user(info: Info, user_id: str) -> User:
 class Query:
     @strawberry.field(description="A user; one with no rows has null or empty fields.")
     def user(self, info: Info, id: strawberry.ID) -> User:
-        return readable_user(info, check_user_id(id))
+        user = readable_user(info, check_user_id(id))
+        plan_user_reads(info, [user.id])
+        return user
 
     @strawberry.field(description="1 to 100 users, in the order asked, duplicates kept.")
     def users(self, info: Info, ids: list[strawberry.ID]) -> list[User]:
-        return [readable_user(info, user_id) for user_id in check_user_ids(list(ids))]
+        users = [readable_user(info, user_id) for user_id in check_user_ids(list(ids))]
+        plan_user_reads(info, [user.id for user in users])
+        return users
 
     @strawberry.field(description="The caller's own user (the token's `sub`).")
     def viewer(self, info: Info) -> User:
-        return readable_user(info, info.context.principal.sub)
+        user = readable_user(info, info.context.principal.sub)
+        plan_user_reads(info, [user.id])
+        return user

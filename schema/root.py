@@ -9,6 +9,8 @@ from strawberry.extensions import SchemaExtension
 from strawberry.schema.config import StrawberryConfig
 
 from schema.errors import GatewayErrors
+from schema.extensions.cost_report import CostReport
+from schema.extensions.document_cache import CachedParsing, CachedValidation
 from schema.query import Query
 from schema.scalars import SCALAR_OVERRIDES
 
@@ -16,10 +18,13 @@ from schema.scalars import SCALAR_OVERRIDES
 def build_schema(
     extensions: Iterable[type[SchemaExtension] | Callable[[], SchemaExtension]] = (),
 ) -> strawberry.Schema:
-    """The gateway's schema, with the given extensions (limits, masking, metrics...)."""
+    """The gateway's schema, with the given extensions (limits, masking, metrics...).
+
+    Parsing and validation are cached; the cache's validation runs after the given
+    extensions, so that a query limit refuses a query before it is validated."""
     return strawberry.Schema(
         query=Query,
-        extensions=[*extensions, GatewayErrors],
+        extensions=[CostReport, CachedParsing, *extensions, CachedValidation, GatewayErrors],
         scalar_overrides=SCALAR_OVERRIDES,
         config=StrawberryConfig(auto_camel_case=True),
     )

@@ -1,0 +1,106 @@
+"""The DynamoDB calls of one request: how many, how many waits, how much read capacity.
+
+`Dynamo.call` records into the log of the request it runs for, found through a context
+variable: every task a request starts (the loaders' batches) inherits it, and `Dynamo`,
+shared by the whole process, needs no per-request argument.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+#: The operations whose consumed capacity is read capacity.
+READ_OPERATIONS = frozenset(
+    {"batch_get_item", "get_item", "query", "scan", "transact_get_items", "execute_statement"}
+)
+
+
+@dataclass(slots=True)
+class CallRecord:
+    """One DynamoDB call. `depth` is its round trip: 1 for a call issued before any call
+    of the request had answered, else one more than the deepest call answered by then."""
+
+    operation: str
+    depth: int
+    issued: float
+    ended: float | None = None
+    capacity_units: float = 0.0
+
+
+@dataclass(slots=True)
+class CallLog:
+    """Every DynamoDB call of one request, in the order they were issued.
+
+    Round trips count waits, not calls: a call issued after another call's answer came
+    back may have needed that answer, so it is one round trip later. This never
+    under-counts a real chain; calls queued behind the in-flight cap (issued together,
+    sent later) are not a chain and do not count.
+    """
+
+    records: list[CallRecord] = field(default_factory=list)
+    _deepest_answered: int = 0
+
+    def issue(self, operation: str) -> CallRecord:
+        record = CallRecord(operation, self._deepest_answered + 1, time.monotonic())
+        self.records.append(record)
+        return record
+
+    def answer(self, record: CallRecord, response: Mapping[str, Any] | None) -> None:
+        """Close `record` (response None: the call failed), taking its consumed capacity."""
+        record.ended = time.monotonic()
+        if response is not None:
+            record.capacity_units = consumed_capacity_units(response)
+        self._deepest_answered = max(self._deepest_answered, record.depth)
+
+    @property
+    def calls(self) -> int:
+        return len(self.records)
+
+    @property
+    def round_trips(self) -> int:
+        return max((record.depth for record in self.records), default=0)
+
+    @property
+    def read_capacity_units(self) -> float:
+        return sum(r.capacity_units for r in self.records if r.operation in READ_OPERATIONS)
+
+    def summary(self) -> dict[str, float | int]:
+        """The figures of `extensions.cost`."""
+        return {
+            "dynamodbCalls": self.calls,
+            "roundTrips": self.round_trips,
+            "readCapacityUnits": self.read_capacity_units,
+        }
+
+
+def consumed_capacity_units(response: Mapping[str, Any]) -> float:
+    """The capacity units of a response sent with ReturnConsumedCapacity: one entry for a
+    single-table operation, a list (one per table) for the batch operations."""
+    consumed = response.get("ConsumedCapacity")
+    if consumed is None:
+        return 0.0
+    entries = consumed if isinstance(consumed, list) else [consumed]
+    return float(sum(entry.get("CapacityUnits", 0) for entry in entries))
+
+
+_current: ContextVar[CallLog | None] = ContextVar("insight_call_log", default=None)
+
+
+def current_call_log() -> CallLog | None:
+    """The log of the request running in this task, if any."""
+    return _current.get()
+
+
+@contextmanager
+def recording(log: CallLog) -> Iterator[CallLog]:
+    """Record the DynamoDB calls made in this block (and the tasks it starts) into `log`."""
+    token = _current.set(log)
+    try:
+        yield log
+    finally:
+        _current.reset(token)

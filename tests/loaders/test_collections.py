@@ -1,0 +1,103 @@
+"""A partition read whole answers its point reads and prefix queries with no other call."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+import pytest
+
+from loaders.collections import Collections
+from loaders.dynamodb import Dynamo, DynamoDBFailure
+from loaders.keys import ItemKey, QueryKey
+from loaders.point_reads import PointReadLoader
+from loaders.queries import QueryLoader
+from loaders.tables import Table, TableNames
+from tests.conftest import NOW, CallCounter
+
+if TYPE_CHECKING:
+    from types_aiobotocore_dynamodb import DynamoDBClient
+
+NOW_S = int(NOW.timestamp())
+PK = "USERS#u-1"
+
+
+def _item(sk: str, *, expired: bool = False) -> dict[str, dict[str, str]]:
+    return {
+        "PK": {"S": PK},
+        "SK": {"S": sk},
+        "type": {"S": "x"},
+        "ttl": {"N": str(NOW_S if expired else NOW_S + 60)},
+    }
+
+
+def _cores(dynamo: Dynamo) -> tuple[PointReadLoader, QueryLoader]:
+    collections = Collections()
+    return PointReadLoader(dynamo, NOW, collections), QueryLoader(dynamo, NOW, collections)
+
+
+async def test_points_and_prefixes_come_from_the_one_query(
+    dynamodb: DynamoDBClient, tables: TableNames, dynamo: Dynamo, dynamodb_calls: CallCounter
+) -> None:
+    for sk in ["A#1", "A#2", "A#3", "AB#1", "B#1", "VERIFICATION"]:
+        await dynamodb.put_item(TableName=tables.pave, Item=_item(sk))
+    await dynamodb.put_item(TableName=tables.pave, Item=_item("A#4", expired=True))
+    await dynamodb.put_item(TableName=tables.pave, Item=_item("GONE", expired=True))
+    dynamodb_calls.reset()
+    points, queries = _cores(dynamo)
+    queries.collect(Table.PAVE, PK)
+    # All loaded in the same tick, as the resolvers of one selection do.
+    found = points.load_many(
+        [ItemKey(Table.PAVE, PK, sk) for sk in ("VERIFICATION", "GONE", "NOPE")]
+    )
+    queried = queries.load_many(
+        [
+            QueryKey(Table.PAVE, PK, "A#", newest_first=True, limit=2),
+            QueryKey(Table.PAVE, PK, "A#"),
+            QueryKey(Table.PAVE, PK, "B#"),
+            QueryKey(Table.PAVE, PK),
+        ]
+    )
+    verification, gone, absent = await found
+    newest_two, oldest_first, b, everything = await queried
+    assert verification is not None
+    assert verification["SK"] == "VERIFICATION"
+    assert gone is None  # expired at NOW: absent for every reader
+    assert absent is None
+    assert [i["SK"] for i in newest_two] == ["A#3", "A#2"]  # the expired A#4 is not counted
+    assert [i["SK"] for i in oldest_first] == ["A#1", "A#2", "A#3"]
+    assert [i["SK"] for i in b] == ["B#1"]
+    assert len(everything) == 6
+    assert dynamodb_calls.calls == {"Query": 1}
+    [(_, params)] = dynamodb_calls.requests
+    assert ":prefix" not in params["ExpressionAttributeValues"]
+
+
+async def test_other_partitions_and_tables_are_read_as_usual(
+    dynamodb: DynamoDBClient, tables: TableNames, dynamo: Dynamo, dynamodb_calls: CallCounter
+) -> None:
+    points, queries = _cores(dynamo)
+    queries.collect(Table.PAVE, PK)
+    await asyncio.gather(
+        points.load(ItemKey(Table.PAVE, "PAYDAY#u-1", "PREDICTION")),
+        points.load(ItemKey(Table.BALANCE_SETTINGS, "u-1")),
+        queries.load(QueryKey(Table.PAVE, "MINE#u-1", "TIME#", newest_first=True, limit=1)),
+        points.load(ItemKey(Table.PAVE, PK, "VERIFICATION")),
+    )
+    assert dynamodb_calls.calls == {"Query": 2, "BatchGetItem": 1}
+
+
+async def test_a_failed_collection_fails_every_read_it_answers(
+    dynamodb: DynamoDBClient, tables: TableNames
+) -> None:
+    missing = TableNames(pave="no-such-table", balance_settings=tables.balance_settings)
+    points, queries = _cores(Dynamo(dynamodb, missing))
+    queries.collect(Table.PAVE, PK)
+    point = points.load(ItemKey(Table.PAVE, PK, "VERIFICATION"))
+    prefix = queries.load(QueryKey(Table.PAVE, PK, "A#"))
+    other = points.load(ItemKey(Table.BALANCE_SETTINGS, "u-1"))
+    with pytest.raises(DynamoDBFailure):
+        await point
+    with pytest.raises(DynamoDBFailure):
+        await prefix
+    assert await other is None  # a read outside the partition does not share its failure

@@ -1,0 +1,268 @@
+"""The access plan: both plans give the same answers; the collection is chosen from the
+selection; any selection waits on DynamoDB once; `extensions.cost` tells the truth."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from graphql import GraphQLObjectType
+from strawberry.types import ExecutionResult
+
+from gateway.clock import FixedClock
+from gateway.context import build_context
+from gateway.demo import ADA, BOB, CY, seed_demo
+from gateway.settings import Settings
+from loaders.dynamodb import Dynamo
+from schema import access_plan
+from schema.every_field import every_field
+from tests.conftest import NOW, CallCounter
+from tests.schema.conftest import DASHBOARD_USER, data_of
+
+Run = Callable[..., Awaitable[ExecutionResult]]
+
+
+@pytest.fixture
+def run(gateway_schema: Any, settings: Settings, dynamo: Dynamo, clock: FixedClock) -> Run:
+    """Execute as one request that asks for `extensions.cost`."""
+
+    async def run_query(
+        query: str, variables: dict[str, Any] | None = None, *, on: Dynamo = dynamo
+    ) -> ExecutionResult:
+        context = build_context(
+            settings=settings,
+            dynamo=on,
+            principal=DASHBOARD_USER,
+            clock=clock,
+            cost_requested=True,
+        )
+        result: ExecutionResult = await gateway_schema.execute(
+            query, variable_values=variables, context_value=context
+        )
+        return result
+
+    return run_query
+
+
+@pytest.fixture
+async def demo(dynamo: Dynamo, settings: Settings) -> None:
+    await seed_demo(dynamo, NOW, settings)
+
+
+def cost_of(result: ExecutionResult) -> dict[str, Any]:
+    assert result.extensions is not None
+    cost: dict[str, Any] = result.extensions["cost"]
+    return cost
+
+
+def full_user(gateway_schema: Any) -> str:
+    return every_field(gateway_schema._schema, "User")
+
+
+def user_fields(gateway_schema: Any) -> dict[str, str]:
+    """Each User field alone, with its own sub-selection."""
+    user = gateway_schema._schema.get_type("User")
+    assert isinstance(user, GraphQLObjectType)
+    return {name: _one_field(gateway_schema, name) for name in user.fields}
+
+
+def _one_field(gateway_schema: Any, name: str) -> str:
+    full = every_field(gateway_schema._schema, "User")
+    # The full selection lists fields in schema order at the top level; cut one out.
+    user = gateway_schema._schema.get_type("User")
+    names = list(user.fields)
+    start = full.index(f" {name}", 1) + 1
+    following = names[names.index(name) + 1 :]
+    end = full.index(f" {following[0]} ", start) if following else len(full) - 2
+    return "{ " + full[start:end].strip() + " }"
+
+
+def test_every_user_field_is_classified_by_the_plan(gateway_schema: Any) -> None:
+    user = gateway_schema._schema.get_type("User")
+    classified = (
+        access_plan.PARTITION_QUERY_FIELDS
+        | access_plan.PARTITION_POINT_FIELDS
+        | access_plan.OTHER_FIELDS
+    )
+    assert set(user.fields) == classified
+
+
+@pytest.mark.usefixtures("demo")
+async def test_the_collection_answers_exactly_what_the_prefix_plan_answers(
+    run: Run, gateway_schema: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    query = (
+        "query($ids: [ID!]!) { users(ids: $ids) { ...Full "
+        "year: savingsMonths(months: 12) { month totalAvailable } "
+        "two: cashAdvanceScores(limit: 2) { scoredAt } } } "
+        f"fragment Full on User {full_user(gateway_schema)}"
+    )
+    variables = {"ids": [ADA, BOB, CY, ADA]}
+    monkeypatch.setattr(access_plan, "MIN_PREFIX_QUERIES_FOR_COLLECTION", 1000)
+    by_prefix = await run(query, variables)
+    monkeypatch.setattr(access_plan, "MIN_PREFIX_QUERIES_FOR_COLLECTION", 1)
+    by_collection = await run(query, variables)
+    assert data_of(by_collection) == data_of(by_prefix)
+    ada = data_of(by_prefix)["users"][0]
+    # The demo's rows make the comparison mean something: rows of an older mine, expired
+    # pages, a year of months of which three are in the default window, five scores.
+    assert len(ada["recurringExpenses"]) == 3
+    assert len(ada["rituals"]) == 2
+    assert len(ada["lastPages"]) == 1
+    assert [len(ada["savingsMonths"]), len(ada["year"]), len(ada["two"])] == [3, 12, 2]
+    # Three partitions read whole (ADA's twice asked) in place of 4 prefixes each.
+    assert cost_of(by_collection)["dynamodbCalls"] < cost_of(by_prefix)["dynamodbCalls"]
+
+
+@pytest.mark.parametrize(
+    ("selection", "collected"),
+    [
+        ("{ id }", False),
+        ("{ alert { alertSent } income { amount } savingsMonths { month } }", False),
+        ("{ lastPages { page } alert { alertSent } }", False),
+        ("{ lastPages { page } rituals { merchantId } }", True),
+        ("{ a: cashAdvanceScores(limit: 1) { score } b: cashAdvanceScores { score } }", True),
+        ("{ ... on User { rituals { merchantId } } ...More }", True),
+    ],
+)
+async def test_the_plan_is_chosen_from_the_selection(
+    run: Run, dynamodb_calls: CallCounter, selection: str, collected: bool
+) -> None:
+    fragment = " fragment More on User { recurringExpenses { merchantUuid } }"
+    query = f'{{ users(ids: ["u1", "u2"]) {selection} }}'
+    if "...More" in selection:
+        query += fragment
+    data_of(await run(query))
+    whole = [
+        p
+        for name, p in dynamodb_calls.requests
+        if name == "Query" and ":prefix" not in p["ExpressionAttributeValues"]
+    ]
+    assert len(whole) == (2 if collected else 0)
+
+
+async def test_cost_figures_for_representative_queries(run: Run, gateway_schema: Any) -> None:
+    # moto's capacity model: 1 a Query, 1 a BatchGetItem key.
+    one = await run(f'{{ user(id: "u") {full_user(gateway_schema)} }}')
+    # The partition, the latest mine, the detection runs; one BatchGetItem of 3 keys.
+    assert cost_of(one) == {"dynamodbCalls": 4, "roundTrips": 1, "readCapacityUnits": 6}
+    ids = [f"u{i}" for i in range(100)]
+    hundred = await run(
+        f"query($ids: [ID!]!) {{ users(ids: $ids) {full_user(gateway_schema)} }}", {"ids": ids}
+    )
+    assert cost_of(hundred) == {
+        "dynamodbCalls": 3 * 100 + 3,
+        "roundTrips": 1,
+        "readCapacityUnits": 3 * 100 + 300,
+    }
+    alerts = await run(
+        "query($ids: [ID!]!) { users(ids: $ids) { alert { alertSent } } }", {"ids": ids}
+    )
+    assert cost_of(alerts) == {"dynamodbCalls": 1, "roundTrips": 1, "readCapacityUnits": 100}
+    nothing = await run('{ user(id: "u") { id } }')
+    assert cost_of(nothing) == {"dynamodbCalls": 0, "roundTrips": 0, "readCapacityUnits": 0}
+
+
+async def test_cost_is_absent_unless_asked(
+    gateway_schema: Any, settings: Settings, dynamo: Dynamo, clock: FixedClock
+) -> None:
+    context = build_context(settings=settings, dynamo=dynamo, principal=DASHBOARD_USER, clock=clock)
+    result = await gateway_schema.execute(
+        '{ user(id: "u") { alert { alertSent } } }', context_value=context
+    )
+    assert not (result.extensions or {}).get("cost")
+    # ...but recorded all the same, for the metrics.
+    assert context.calls.calls == 1
+
+
+@pytest.mark.parametrize("user_count", [1, 3])
+async def test_every_field_alone_waits_once(run: Run, gateway_schema: Any, user_count: int) -> None:
+    ids = [f"u{i}" for i in range(user_count)]
+    for name, selection in user_fields(gateway_schema).items():
+        result = await run(f"query($ids: [ID!]!) {{ users(ids: $ids) {selection} }}", {"ids": ids})
+        data_of(result)
+        assert cost_of(result)["roundTrips"] == (0 if name == "id" else 1), name
+
+
+async def test_every_field_of_a_hundred_users_waits_once(run: Run, gateway_schema: Any) -> None:
+    # A year of months for each: 1,500 point keys, 15 BatchGetItem pages at once.
+    ids = [f"u{i}" for i in range(100)]
+    result = await run(
+        "query($ids: [ID!]!) { users(ids: $ids) { ...Full year: savingsMonths(months: 12) "
+        f"{{ month }} }} }} fragment Full on User {full_user(gateway_schema)}",
+        {"ids": ids},
+    )
+    data_of(result)
+    assert cost_of(result)["roundTrips"] == 1
+    assert cost_of(result)["dynamodbCalls"] == 3 * 100 + 3
+
+
+class SlowClient:
+    """The aioboto3 client with a fixed delay before every call, counting calls in flight."""
+
+    def __init__(self, client: Any, delay: float) -> None:
+        self._client = client
+        self.delay = delay
+        self.meta = client.meta
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self.issued: list[float] = []
+        self.answered: list[float] = []
+
+    def __getattr__(self, operation: str) -> Callable[..., Awaitable[Any]]:
+        method = getattr(self._client, operation)
+
+        async def slowly(**params: Any) -> Any:
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+            self.issued.append(time.monotonic())
+            try:
+                await asyncio.sleep(self.delay)
+                return await method(**params)
+            finally:
+                self.in_flight -= 1
+                self.answered.append(time.monotonic())
+
+        return slowly
+
+
+@pytest.mark.usefixtures("demo")
+async def test_under_a_delay_every_field_of_ten_users_costs_one_wait(
+    run: Run, gateway_schema: Any, dynamodb: Any, tables: Any
+) -> None:
+    slow = SlowClient(dynamodb, 0.1)
+    dynamo = Dynamo(slow, tables, max_concurrency=64)  # type: ignore[arg-type]
+    ids = [ADA, BOB, CY] + [f"u{i}" for i in range(7)]
+    result = await run(
+        f"query($ids: [ID!]!) {{ users(ids: $ids) {full_user(gateway_schema)} }}",
+        {"ids": ids},
+        on=dynamo,
+    )
+    data_of(result)
+    assert cost_of(result)["dynamodbCalls"] == 31
+    assert slow.most_in_flight == 31
+    # One wait, not two: every call was sent before the first answer came back.
+    assert len(slow.issued) == 31
+    assert max(slow.issued) < min(slow.answered)
+
+
+async def test_calls_in_flight_never_exceed_the_pool_and_fill_it(
+    run: Run, gateway_schema: Any, dynamodb: Any, tables: Any
+) -> None:
+    slow = SlowClient(dynamodb, 0.01)
+    dynamo = Dynamo(slow, tables, max_concurrency=8)  # type: ignore[arg-type]
+    ids = [f"u{i}" for i in range(30)]
+    result = await run(
+        f"query($ids: [ID!]!) {{ users(ids: $ids) {full_user(gateway_schema)} }}",
+        {"ids": ids},
+        on=dynamo,
+    )
+    data_of(result)
+    assert slow.most_in_flight == 8
+
+
+def test_the_cap_defaults_to_the_clients_connection_pool(dynamodb: Any, tables: Any) -> None:
+    assert Dynamo(dynamodb, tables).max_concurrency == dynamodb.meta.config.max_pool_connections
