@@ -15,6 +15,7 @@ from gateway.graphiql import GraphiQLDefaults, graphiql_static_mount
 from gateway.graphql_view import GatewayGraphQL
 from gateway.resources import open_dynamo
 from gateway.settings import Settings
+from gateway.tracing import tracing_from_settings
 from schema.root import build_schema
 
 
@@ -35,13 +36,17 @@ def create_app(
     settings = settings or Settings.from_environ()
     clock = clock or SystemClock()
 
+    tracing = tracing_from_settings(settings)
+
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with open_dynamo(settings) as dynamo:
             app.state.dynamo = dynamo
             yield
+        await tracing.shutdown()
 
-    graphql = GatewayGraphQL(build_schema(), settings=settings, clock=clock, graphiql=graphiql)
+    schema = build_schema(extensions=tracing.schema_extensions)
+    graphql = GatewayGraphQL(schema, settings=settings, clock=clock, graphiql=graphiql)
     app = Starlette(
         routes=[
             Route("/graphql", graphql, methods=["GET", "POST"]),
@@ -51,4 +56,5 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.settings = settings
+    tracing.install(app)
     return app

@@ -35,6 +35,8 @@ class Settings:
     max_query_tokens: int = 2000
     max_query_cost: int = 10_000
     persisted_query_cache_size: int = 1000
+    # OpenTelemetry tracing (the `otel` extra); the exporter reads the standard OTEL_* variables.
+    otel_enabled: bool = False
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -71,6 +73,7 @@ class Settings:
             persisted_query_cache_size=env.integer(
                 "INSIGHT_PERSISTED_QUERY_CACHE_SIZE", 1000, minimum=0, maximum=1_000_000
             ),
+            otel_enabled=env.boolean("INSIGHT_OTEL_ENABLED", False),
         )
 
 
