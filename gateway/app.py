@@ -16,6 +16,7 @@ from gateway.graphql_view import GatewayGraphQL
 from gateway.resources import open_dynamo
 from gateway.settings import Settings
 from gateway.tracing import tracing_from_settings
+from loaders.lock import LockClient
 from schema.root import build_schema
 
 
@@ -42,6 +43,8 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with open_dynamo(settings) as dynamo:
             app.state.dynamo = dynamo
+            # One lock client per process: one owner name, as a Go service has.
+            app.state.locks = LockClient(dynamo.client, settings.tables.locks)
             yield
         await tracing.shutdown()
 

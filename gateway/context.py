@@ -14,6 +14,7 @@ from gateway.settings import Settings
 from loaders.call_log import CallLog
 from loaders.collections import Collections
 from loaders.dynamodb import Dynamo
+from loaders.lock import LockClient
 from loaders.point_reads import PointReadLoader
 from loaders.queries import QueryLoader
 from loaders.user_reads import UserReads
@@ -34,6 +35,8 @@ class Context:
     calls: CallLog = field(default_factory=CallLog)
     #: The client asked for `extensions.cost` (header `X-Insight-Cost: 1`).
     cost_requested: bool = False
+    #: The process's `locks` client (one owner name, shared sightings), from the lifespan.
+    locks: LockClient | None = None
 
 
 def build_context(
@@ -44,6 +47,7 @@ def build_context(
     clock: Clock,
     request_id: str = "",
     cost_requested: bool = False,
+    locks: LockClient | None = None,
 ) -> Context:
     """A fresh context with its own loaders: nothing is cached across requests."""
     now = clock.now()
@@ -60,6 +64,7 @@ def build_context(
         now=now,
         request_id=request_id,
         cost_requested=cost_requested,
+        locks=locks,
     )
 
 

@@ -61,6 +61,7 @@ class GatewayGraphQL(GraphQL[Context, None]):
             clock=self.clock,
             request_id=request_id,
             cost_requested=request.headers.get(COST_HEADER, "").strip() == "1",
+            locks=getattr(request.app.state, "locks", None),
         )
 
     def principal_of(self, request: Request | WebSocket) -> Principal:

@@ -21,6 +21,10 @@ def _is_internal(error: GraphQLError) -> bool:
     return error.path is not None and not isinstance(error.original_error, GatewayError)
 
 
+def _is_bad_variable(error: GraphQLError) -> bool:
+    return error.path is None and error.message.startswith("Variable '$")
+
+
 class GatewayErrors(MaskErrors):
     def __init__(self) -> None:
         super().__init__(should_mask_error=_is_internal, error_message=INTERNAL_MESSAGE)
@@ -32,6 +36,11 @@ class GatewayErrors(MaskErrors):
             original = error.original_error
             if isinstance(original, GatewayError):
                 error.extensions = original.graphql_extensions()
+                processed.append(error)
+            elif _is_bad_variable(error):
+                # A variable that does not coerce (an unreal Date, a Decimal that is not a
+                # number, a missing required field): the client's input, as Apollo codes it.
+                error.extensions = {"code": "BAD_USER_INPUT"}
                 processed.append(error)
             elif self.should_mask_error(error):
                 logger.error(

@@ -11,6 +11,7 @@ from strawberry.schema.config import StrawberryConfig
 from schema.errors import GatewayErrors
 from schema.extensions.cost_report import CostReport
 from schema.extensions.document_cache import CachedParsing, CachedValidation
+from schema.mutation import Mutation
 from schema.query import Query
 from schema.scalars import SCALAR_OVERRIDES
 
@@ -24,6 +25,7 @@ def build_schema(
     extensions, so that a query limit refuses a query before it is validated."""
     return strawberry.Schema(
         query=Query,
+        mutation=Mutation,
         extensions=[CostReport, CachedParsing, *extensions, CachedValidation, GatewayErrors],
         scalar_overrides=SCALAR_OVERRIDES,
         config=StrawberryConfig(auto_camel_case=True),

@@ -1,0 +1,112 @@
+"""The balance-alert evaluation (section 5 of the contract), under the user's
+`balance-alert:user_id:<user_id>` lock that the Go balance-alert service also takes."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from loaders import keys, validation
+from loaders.dynamodb import Dynamo
+from loaders.lock import LockClient, LockLost, LockNotGranted
+from loaders.rows.alert import ALERT_COOLDOWN, AlertRow
+from loaders.rows.balance_settings import BalanceSettingsRow
+from loaders.tables import Table
+from loaders.writers.common import read_consistent
+
+
+class Decision(enum.Enum):
+    LOCKED = "LOCKED"
+    ALERTS_OFF = "ALERTS_OFF"
+    ABOVE_THRESHOLD = "ABOVE_THRESHOLD"
+    COOLDOWN = "COOLDOWN"
+    SENT = "SENT"
+
+
+@dataclass(frozen=True, slots=True)
+class BalanceAlertCommand:
+    user_id: str
+    available_balance: Decimal
+    current_balance: Decimal
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    decision: Decision
+    #: SENT: the row written; LOCKED: None (nothing was read); otherwise the stored row.
+    alert: AlertRow | None
+
+
+def decide(
+    *,
+    setting: Decimal | None,
+    available_balance: Decimal,
+    previous: AlertRow | None,
+    now: datetime,
+) -> Decision:
+    """Steps 2 to 5 of section 5, in the contract's order (step 1, LOCKED, is the lock's)."""
+    if setting is None:
+        return Decision.ALERTS_OFF
+    if available_balance >= setting:
+        return Decision.ABOVE_THRESHOLD
+    if (
+        previous is not None
+        and previous.alert_sent
+        and previous.updated_date is not None
+        and now < previous.updated_date + ALERT_COOLDOWN
+    ):
+        return Decision.COOLDOWN
+    return Decision.SENT
+
+
+def validated(command: BalanceAlertCommand) -> BalanceAlertCommand:
+    return BalanceAlertCommand(
+        user_id=validation.identifier("userId", command.user_id),
+        available_balance=validation.money("availableBalance", command.available_balance),
+        current_balance=validation.money("currentBalance", command.current_balance),
+    )
+
+
+async def evaluate_balance_alert(
+    dynamo: Dynamo, locks: LockClient, command: BalanceAlertCommand, now: datetime
+) -> Evaluation:
+    """Decide under the lock, write the alert row only when SENT; the lock is released
+    however the evaluation ends. A lock held by anyone else answers LOCKED at once."""
+    command = validated(command)
+    user_id = command.user_id
+    lock_name = keys.balance_alert_lock(user_id).pk
+    try:
+        async with locks.hold(lock_name, fail_if_locked=True) as lock:
+            settings_item = await read_consistent(dynamo, keys.balance_settings(user_id), now)
+            alert_item = await read_consistent(dynamo, keys.alert(user_id), now)
+            setting = (
+                BalanceSettingsRow.from_item(settings_item).low_balance_alert
+                if settings_item is not None
+                else None
+            )
+            previous = AlertRow.from_item(alert_item) if alert_item is not None else None
+            decision = decide(
+                setting=setting,
+                available_balance=command.available_balance,
+                previous=previous,
+                now=now,
+            )
+            if decision is not Decision.SENT:
+                return Evaluation(decision, previous)
+            assert setting is not None
+            row = AlertRow(
+                user_id=user_id,
+                alert_sent=True,
+                updated_date=now,
+                balance_setting=validation.canonical(setting),
+                available_balance=command.available_balance,
+                current_balance=command.current_balance,
+            )
+            # Past our lease (a stalled request) someone else may hold the lock by now.
+            locks.ensure_held(lock)
+            await dynamo.put(Table.PAVE, row.to_item())
+            return Evaluation(Decision.SENT, row)
+    except (LockNotGranted, LockLost):
+        return Evaluation(Decision.LOCKED, None)

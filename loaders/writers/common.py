@@ -1,0 +1,64 @@
+"""What several writers share: list bounds, transactions, and the consistent read."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal
+
+from loaders import validation
+from loaders.codec import Item, from_wire, is_live
+from loaders.dynamodb import Dynamo
+from loaders.keys import ItemKey
+from loaders.rows.income_detection import DetectedTransaction
+
+#: Bounds on list inputs: far above real use, low enough to keep one item under 400 KB.
+MAX_NOTES = 100
+MAX_ACCOUNTS = 100
+MAX_METHODS = 26
+MAX_TRANSACTIONS = 500
+MAX_ML_PREDICTIONS = 1000
+
+
+async def read_consistent(dynamo: Dynamo, key: ItemKey, now: datetime) -> Item | None:
+    """The item as stored right now (strongly consistent), None when absent or expired.
+
+    Writers read this way, not through the request's loaders, because they decide on what is
+    in the table at this moment, not on what the request saw earlier."""
+    answer = await dynamo.call(
+        "get_item",
+        TableName=dynamo.tables.name(key.table),
+        Key=key.attributes(),
+        ConsistentRead=True,
+    )
+    wire = answer.get("Item")
+    if wire is None:
+        return None
+    item = from_wire(wire)
+    return item if is_live(item, now) else None
+
+
+@dataclass(frozen=True, slots=True)
+class TransactionCommand:
+    """A transaction as the detection and capture inputs give it."""
+
+    transaction_id: str
+    name: str
+    amount: Decimal
+    date: date
+
+    def validated(self, field: str) -> DetectedTransaction:
+        return DetectedTransaction(
+            transaction_id=validation.identifier(f"{field}.transactionId", self.transaction_id),
+            name=validation.text(f"{field}.name", self.name),
+            amount=validation.money(f"{field}.amount", self.amount),
+            date=self.date,
+        )
+
+
+def validated_transactions(
+    field: str, transactions: Sequence[TransactionCommand]
+) -> tuple[DetectedTransaction, ...]:
+    validation.bounded(field, transactions, maximum=MAX_TRANSACTIONS)
+    return tuple(t.validated(f"{field}[{n}]") for n, t in enumerate(transactions))

@@ -1,0 +1,64 @@
+"""recordFloatMeV2Capture: the day's `FM_PAYDAY_FILTERED_TXNS` and
+`FM_PAYDAY_PREDICTED_PAYDAY` capture rows (one of each per user per day)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from gateway.errors import BadUserInput
+from loaders import capture, validation
+from loaders.capture import CaptureEvent
+from loaders.dynamodb import Dynamo
+from loaders.tables import Table
+from loaders.writers.common import TransactionCommand, validated_transactions
+
+
+@dataclass(frozen=True, slots=True)
+class FloatMeV2CaptureCommand:
+    user_id: str
+    filtered_transactions: Sequence[TransactionCommand]
+    predicted_payday: date
+    frequency: str
+    #: None: today (UTC).
+    date: date | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FloatMeV2Capture:
+    filtered_transactions: CaptureEvent
+    predicted_payday: CaptureEvent
+
+
+def floatme_v2_events(command: FloatMeV2CaptureCommand, now: datetime) -> FloatMeV2Capture:
+    user_id = validation.identifier("userId", command.user_id)
+    day = now.date() if command.date is None else command.date
+    if day > now.date():
+        raise BadUserInput("date", "must not be after today (UTC)")
+    transactions = validated_transactions("filteredTransactions", command.filtered_transactions)
+    frequency = validation.non_empty_text("frequency", command.frequency)
+    filtered = capture.daily_event(
+        user_id,
+        capture.FM_PAYDAY_FILTERED_TXNS,
+        day,
+        {"transactions": [transaction.to_map() for transaction in transactions]},
+        now,
+    )
+    predicted = capture.daily_event(
+        user_id,
+        capture.FM_PAYDAY_PREDICTED_PAYDAY,
+        day,
+        {"predicted_payday": command.predicted_payday.isoformat(), "frequency": frequency},
+        now,
+    )
+    return FloatMeV2Capture(filtered, predicted)
+
+
+async def record_floatme_v2_capture(
+    dynamo: Dynamo, command: FloatMeV2CaptureCommand, now: datetime
+) -> FloatMeV2Capture:
+    events = floatme_v2_events(command, now)
+    await dynamo.put(Table.DATACAPTURE, events.filtered_transactions.to_item())
+    await dynamo.put(Table.DATACAPTURE, events.predicted_payday.to_item())
+    return events

@@ -1,0 +1,13 @@
+"""Who may call what, checked in resolvers before anything is read or written."""
+
+from __future__ import annotations
+
+from gateway.context import Info
+from gateway.errors import Forbidden
+
+
+def require_writer(info: Info) -> None:
+    """Mutations need the `writer` role; without it the mutation's field is null with
+    FORBIDDEN and nothing is read or written."""
+    if not info.context.principal.may_write:
+        raise Forbidden("Mutations need the writer role")
