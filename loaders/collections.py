@@ -62,6 +62,11 @@ class Collections:
     def add(self, partition: Partition, items: asyncio.Future[list[Item]]) -> None:
         self._sources.setdefault(partition, items)
 
+    def discard(self, partition: Partition) -> None:
+        """Forget a partition's items (the request wrote to it): later loads read afresh."""
+        self._sources.pop(partition, None)
+        self._collected.pop(partition, None)
+
     def derive(
         self, partition: Partition, pick: Callable[[Collected], T]
     ) -> asyncio.Future[T] | None:

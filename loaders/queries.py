@@ -40,6 +40,11 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
         if partition not in self._collections:
             self._collections.add(partition, super().load(QueryKey(table, pk)))
 
+    def forget_partition(self, table: Table, pk: str) -> None:
+        """After a write to the partition: drop its collection and every cached Query."""
+        self._collections.discard((table, pk))
+        self.clear_all()
+
     def load(self, key: QueryKey) -> asyncio.Future[list[Item]]:
         cached = self._futures.get(key)
         if cached is not None:

@@ -7,7 +7,8 @@ import asyncio
 from datetime import datetime
 
 from loaders import keys
-from loaders.codec import months_back
+from loaders.codec import Item, from_wire, months_back, to_wire
+from loaders.keys import ItemKey
 from loaders.point_reads import PointReadLoader
 from loaders.queries import QueryLoader
 from loaders.rows.alert import AlertRow
@@ -34,6 +35,15 @@ class UserReads:
         """Read the user's `USERS#<id>` partition with one Query, which then answers every
         entity of it this request reads (the access plan decides when that is cheaper)."""
         self.queries.collect(*keys.user_partition(user_id))
+
+    def wrote(self, key: ItemKey, item: Item | None) -> None:
+        """The request wrote `item` (python values, as `to_item()` gives) under `key`, or
+        wrote under `key` without knowing the item: later reads of the request see it."""
+        self.queries.forget_partition(key.table, key.pk)
+        self.points.clear(key)
+        if item is not None:
+            # In the form a read gives (Numbers as Decimal), as the row codecs expect.
+            self.points.prime(key, from_wire(to_wire(item)))
 
     async def payday(self, user_id: str) -> PaydayRow | None:
         item = await self.points.load(keys.payday(user_id))

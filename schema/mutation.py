@@ -8,7 +8,7 @@ import strawberry
 
 from gateway.context import Info
 from loaders import balance_alert, keys
-from loaders.codec import Item, from_wire, to_wire
+from loaders.codec import Item
 from loaders.keys import ItemKey
 from loaders.lock import LockClient
 from loaders.writers import (
@@ -38,16 +38,9 @@ from schema.permissions import require_writer
 from schema.savings import SavingsMonth
 
 
-def remember(info: Info, key: ItemKey, item: Item) -> None:
-    """Put the written item in the request's point-read cache, in the form a read gives."""
-    points = info.context.reads.points
-    points.clear(key)
-    points.prime(key, from_wire(to_wire(item)))
-
-
-def forget_queries(info: Info) -> None:
-    """Queries are cached by their whole shape; after a write the simplest truth is none."""
-    info.context.reads.queries.clear_all()
+def remember(info: Info, key: ItemKey, item: Item | None) -> None:
+    """Later reads of this request see what was written under `key`."""
+    info.context.reads.wrote(key, item)
 
 
 def lock_client(info: Info) -> LockClient:
@@ -129,8 +122,10 @@ class Mutation:
         require_writer(info)
         context = info.context
         recorded = await feeder.record_last_page(context.dynamo, input.to_command(), context.now)
-        forget_queries(info)
-        return LastPage.from_row(recorded.row)
+        row = recorded.row
+        key = keys.last_page(row.user_id, row.pave_request_id)
+        remember(info, key, row.to_item() if recorded.written else None)
+        return LastPage.from_row(row)
 
     @strawberry.mutation(description="One `site-incomedetection` row.")
     async def record_income_detection_run(
@@ -141,7 +136,7 @@ class Mutation:
         row = await income_detection.record_income_detection_run(
             context.dynamo, input.to_command(), context.now
         )
-        forget_queries(info)
+        remember(info, keys.income_detection_run(row.user_id, row.run_date), row.to_item())
         return IncomeDetectionRun.from_row(row)
 
     @strawberry.mutation(

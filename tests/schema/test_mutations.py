@@ -799,9 +799,12 @@ async def test_mutations_need_the_writer_role(
 
 # --- a later read in the same request sees the write -----------------------------------
 
+# Two prefix Queries of USERS#u-1: the access plan reads that partition whole, so the writes
+# must reach the collected partition too, not only the point and query caches.
 READ_BACK = """{ user(id: "u-1") { payday { loanId } incomeVerification { verificationStatus }
     savingsMonths(months: 1) { totalAvailable } paveLabel { label } lastPages { page }
-    incomeDetectionRuns { mlPredictionId } alert { alertSent } } }"""
+    recurringExpenses { merchantName } incomeDetectionRuns { mlPredictionId }
+    alert { alertSent } } }"""
 
 
 async def test_reads_later_in_the_request_see_the_writes(
@@ -853,6 +856,7 @@ async def test_reads_later_in_the_request_see_the_writes(
             "savingsMonths": [{"totalAvailable": "1300.49"}],
             "paveLabel": {"label": "REFRESH_INSIGHTS"},
             "lastPages": [{"page": 3}],
+            "recurringExpenses": [],
             "incomeDetectionRuns": [{"mlPredictionId": "pred-5"}],
             "alert": {"alertSent": True},
         }
