@@ -11,12 +11,15 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from gateway.clock import Clock, SystemClock
+from gateway.cors import cors_middleware
 from gateway.graphiql import GraphiQLDefaults, graphiql_static_mount
 from gateway.graphql_view import GatewayGraphQL
 from gateway.resources import open_dynamo
 from gateway.settings import Settings
 from gateway.tracing import tracing_from_settings
 from loaders.lock import LockClient
+from schema.cost_policy import GATEWAY_COST_POLICY
+from schema.extensions import request_extensions
 from schema.root import build_schema
 
 
@@ -48,14 +51,18 @@ def create_app(
             yield
         await tracing.shutdown()
 
-    schema = build_schema(extensions=tracing.schema_extensions)
+    schema = build_schema(
+        [*request_extensions(settings, GATEWAY_COST_POLICY), *tracing.schema_extensions]
+    )
     graphql = GatewayGraphQL(schema, settings=settings, clock=clock, graphiql=graphiql)
     app = Starlette(
         routes=[
-            Route("/graphql", graphql, methods=["GET", "POST"]),
+            # Every method reaches the view, which answers the wrong ones with a GraphQL 405.
+            Route("/graphql", graphql),
             Route("/healthz", healthz, methods=["GET"]),
             graphiql_static_mount(),
         ],
+        middleware=cors_middleware(settings),
         lifespan=lifespan,
     )
     app.state.settings = settings

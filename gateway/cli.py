@@ -19,6 +19,7 @@ from gateway.examples import demo_user_query
 from gateway.graphiql import GraphiQLDefaults
 from gateway.resources import open_dynamo
 from gateway.settings import Settings, SettingsError
+from gateway.token_command import add_token_command, demo_token, generated_secret
 from loaders.tables import create_tables
 from schema.root import build_schema
 
@@ -77,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _endpoint_argument(seed)
     seed.set_defaults(run=run_seed_demo)
+    add_token_command(commands)
     return parser
 
 
@@ -166,7 +168,13 @@ def run_serve(args: argparse.Namespace, settings: Settings) -> int:
         settings = dataclasses.replace(settings, dynamodb_endpoint_url=embedded.endpoint_url)
         count = asyncio.run(_prepare_embedded(settings))
         print(f"Embedded DynamoDB at {embedded.endpoint_url}: five tables, {count} demo items")
-        graphiql = embedded_graphiql(token=None)
+        # The embedded gateway is for exploring: GraphiQL and introspection are always on.
+        settings = dataclasses.replace(settings, graphiql=True, introspection=True)
+        if not settings.auth_hs256_secret:
+            settings = dataclasses.replace(settings, auth_hs256_secret=generated_secret())
+        token = demo_token(settings)
+        print(f"Bearer token (dashboard, writer; 12 h), pre-filled in GraphiQL:\n{token}")
+        graphiql = embedded_graphiql(token=token)
     try:
         app = create_app(settings, graphiql=graphiql)
         print(f"GraphiQL: http://{args.host}:{args.port}/graphql", flush=True)

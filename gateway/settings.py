@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from loaders.tables import TableNames
 
 PREFIX = "INSIGHT_"
+# scheme://host[:port], nothing after: what a browser sends in `Origin`.
+_ORIGIN = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?")
 
 
 class SettingsError(ValueError):
@@ -37,6 +40,12 @@ class Settings:
     persisted_query_cache_size: int = 1000
     # OpenTelemetry tracing (the `otel` extra); the exporter reads the standard OTEL_* variables.
     otel_enabled: bool = False
+    # HTTP hygiene (gateway/graphql_view.py). Batching is off unless a bound is set.
+    max_body_bytes: int = 262_144
+    max_batch_operations: int = 0
+    graphiql: bool = True
+    introspection: bool = True
+    cors_origins: tuple[str, ...] = ()
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -74,6 +83,15 @@ class Settings:
                 "INSIGHT_PERSISTED_QUERY_CACHE_SIZE", 1000, minimum=0, maximum=1_000_000
             ),
             otel_enabled=env.boolean("INSIGHT_OTEL_ENABLED", False),
+            max_body_bytes=env.integer(
+                "INSIGHT_MAX_BODY_BYTES", 262_144, minimum=1024, maximum=64 * 1024 * 1024
+            ),
+            max_batch_operations=env.integer(
+                "INSIGHT_MAX_BATCH_OPERATIONS", 0, minimum=0, maximum=100
+            ),
+            graphiql=env.boolean("INSIGHT_GRAPHIQL", True),
+            introspection=env.boolean("INSIGHT_INTROSPECTION", True),
+            cors_origins=env.origins("INSIGHT_CORS_ORIGINS"),
         )
 
 
@@ -100,6 +118,19 @@ class _Env:
         if maximum is not None and value > maximum:
             raise SettingsError(f"{name} must be at most {maximum}, not {value}")
         return value
+
+    def origins(self, name: str) -> tuple[str, ...]:
+        """Comma-separated browser origins (`https://app.example.com`), or `*` for any."""
+        raw = self.string(name)
+        if raw is None:
+            return ()
+        origins = tuple(part.strip().rstrip("/") for part in raw.split(",") if part.strip())
+        for origin in origins:
+            if origin != "*" and not _ORIGIN.fullmatch(origin):
+                raise SettingsError(
+                    f"{name} must list origins like https://app.example.com, not {origin!r}"
+                )
+        return origins
 
     def boolean(self, name: str, default: bool) -> bool:
         raw = self.string(name)

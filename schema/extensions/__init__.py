@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from strawberry.extensions import SchemaExtension
+from strawberry.extensions import DisableIntrospection, SchemaExtension
 
 from gateway.settings import Settings
 from schema.extensions.alias_limit import AliasLimit
@@ -23,6 +23,7 @@ __all__ = [
     "QueryLimit",
     "TokenLimit",
     "query_limits",
+    "request_extensions",
 ]
 
 
@@ -38,3 +39,13 @@ def query_limits(settings: Settings, policy: CostPolicy) -> list[Callable[[], Sc
         partial(AliasLimit, settings.max_query_aliases),
         partial(CostLimit, settings.max_query_cost, policy),
     ]
+
+
+def request_extensions(
+    settings: Settings, policy: CostPolicy
+) -> list[Callable[[], SchemaExtension]]:
+    """Every extension the settings ask for: the limits, and introspection when turned off."""
+    extensions = query_limits(settings, policy)
+    if not settings.introspection:
+        extensions.append(DisableIntrospection)
+    return extensions

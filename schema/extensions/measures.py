@@ -152,15 +152,16 @@ def alias_count(document: DocumentNode, operation_name: str | None = None) -> in
 class CostPolicy:
     """What each field costs and which arguments multiply it.
 
-    A field's own cost comes from `field_costs` ("Type.field") or else from the
-    strawberry field's `metadata={"cost": n}`, else 0. A field costs
-    `multiplier * (own cost + its selections' cost)`, where the multiplier is the
+    A field's own cost comes from `field_costs` ("Type.field"), else from the strawberry
+    field's `metadata={"cost": n}`, else from `type_costs` (every field of a type), else 0.
+    A field costs `multiplier * (own cost + its selections' cost)`, where the multiplier is the
     product of its multiplier arguments' values: the length of a list (`ids`), or an
     integer (`limit`, `months`); an argument left out counts at its schema default, and
     one whose value is unknown counts as `unknown_list_size`.
     """
 
     field_costs: Mapping[str, int] = field(default_factory=dict)
+    type_costs: Mapping[str, int] = field(default_factory=dict)
     multiplier_arguments: frozenset[str] = frozenset({"ids", "limit", "months"})
     unknown_list_size: int = 100
 
@@ -170,8 +171,10 @@ class CostPolicy:
             return explicit
         strawberry_field = (definition.extensions or {}).get(_STRAWBERRY_DEFINITION)
         metadata = getattr(strawberry_field, "metadata", None) or {}
-        cost = metadata.get(COST_METADATA_KEY, 0)
-        return cost if isinstance(cost, int) else 0
+        cost = metadata.get(COST_METADATA_KEY)
+        if isinstance(cost, int):
+            return cost
+        return self.type_costs.get(type_name, 0)
 
     def multiplier(
         self, node: FieldNode, definition: GraphQLField, variables: Mapping[str, Any]

@@ -1,0 +1,27 @@
+"""Which browser origins may call the gateway: the INSIGHT_CORS_ORIGINS setting."""
+
+from __future__ import annotations
+
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+
+from gateway.settings import Settings
+
+
+def cors_middleware(settings: Settings) -> list[Middleware]:
+    """starlette's CORS middleware for the configured origins; none configured, none added,
+    so a browser on another origin cannot read any answer (the same-origin policy)."""
+    if not settings.cors_origins:
+        return []
+    return [
+        Middleware(
+            CORSMiddleware,
+            allow_origins=list(settings.cors_origins),
+            allow_methods=["GET", "POST"],
+            allow_headers=["Authorization", "Content-Type", "Accept", "X-Request-ID"],
+            expose_headers=["X-Request-ID"],
+            # The bearer token travels in a header, never in a cookie.
+            allow_credentials=False,
+            max_age=600,
+        )
+    ]

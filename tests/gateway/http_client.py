@@ -1,0 +1,71 @@
+"""The gateway app over httpx's ASGI transport, on the suite's moto tables and clock.
+
+The app's `Dynamo` is the suite's (over the session client), so `dynamodb_calls` counts
+every DynamoDB call a request causes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import timedelta
+from typing import Any
+
+import httpx
+
+from gateway.app import create_app
+from gateway.auth import mint_token
+from gateway.clock import FixedClock
+from gateway.principal import DASHBOARD, WRITER
+from gateway.settings import Settings
+from loaders.dynamodb import Dynamo
+from tests.gateway import jwt_factory
+
+SECRET = "http-tests-secret-0123456789abcdef"
+OTHER_SECRET = "another-secret-0123456789abcdefghij"
+END_USER = "u-1"
+OTHER_USER = "u-2"
+
+
+@asynccontextmanager
+async def gateway_client(
+    settings: Settings, dynamo: Dynamo, clock: FixedClock, **overrides: Any
+) -> AsyncIterator[httpx.AsyncClient]:
+    configured = dataclasses.replace(settings, auth_hs256_secret=SECRET, **overrides)
+    app = create_app(configured, clock=clock)
+    app.state.dynamo = dynamo
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as client:
+        yield client
+
+
+def tokens(clock: FixedClock) -> dict[str, Callable[[], str]]:
+    """Every kind of token the tests send, by name, minted at the clock's now."""
+    now = int(clock.now().timestamp())
+
+    def claims(**extra: Any) -> dict[str, Any]:
+        return {"sub": END_USER, "iat": now, "exp": now + 600, **extra}
+
+    def hour(roles: list[str]) -> str:
+        return mint_token(SECRET, END_USER, roles, timedelta(hours=1), clock)
+
+    return {
+        "end user": lambda: hour([]),
+        "dashboard": lambda: hour([DASHBOARD]),
+        "writer": lambda: hour([WRITER]),
+        "expired": lambda: jwt_factory.hs256(SECRET.encode(), claims(exp=now - 3600)),
+        "not yet valid": lambda: jwt_factory.hs256(SECRET.encode(), claims(nbf=now + 3600)),
+        "unsigned": lambda: jwt_factory.unsigned({"alg": "none"}, claims(roles=[DASHBOARD])),
+        "re-signed": lambda: jwt_factory.hs256(OTHER_SECRET.encode(), claims(roles=[DASHBOARD])),
+        "tampered": lambda: ".".join(
+            [
+                hour([]).split(".")[0],
+                jwt_factory.segment(claims(roles=[DASHBOARD])),
+                hour([]).split(".")[2],
+            ]
+        ),
+        "no exp": lambda: jwt_factory.hs256(SECRET.encode(), {"sub": END_USER}),
+        "roles a string": lambda: jwt_factory.hs256(SECRET.encode(), claims(roles=DASHBOARD)),
+        "hs512": lambda: jwt_factory.unsigned({"alg": "HS512"}, claims()) + "c2ln",
+    }
