@@ -15,7 +15,7 @@ import re
 import uuid
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import HTMLResponse, Response
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
@@ -124,17 +124,10 @@ class GatewayGraphQL(GraphQL[Context, None]):
             raise HttpProblem(406, BadRequest(f"Responses are {JSON} or {GRAPHQL_RESPONSE_JSON}"))
         if request.method == "POST":
             require_json_body(request)
-        principal = self.authenticate(request)
+        request.state.principal = self.authenticate(request)
+        request.state.request_id = request_id
         graphql_request = await self.read(request)
-        context = build_context(
-            settings=self.settings,
-            dynamo=request.app.state.dynamo,
-            principal=principal,
-            clock=self.clock,
-            request_id=request_id,
-            cost_requested=request.headers.get(COST_HEADER, "").strip() == "1",
-            locks=getattr(request.app.state, "locks", None),
-        )
+        context = await self.get_context(request, None)
         allowed = (
             frozenset({OperationType.QUERY})
             if request.method == "GET"
@@ -150,6 +143,19 @@ class GatewayGraphQL(GraphQL[Context, None]):
         result = results[0]
         status = 400 if media_type == GRAPHQL_RESPONSE_JSON and is_request_error(result) else 200
         return json_response(status, payload_of(result, request_id), media_type)
+
+    async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
+        """The request's Context, for the principal `authenticate` put on `request.state`."""
+        principal: Principal = request.state.principal
+        return build_context(
+            settings=self.settings,
+            dynamo=request.app.state.dynamo,
+            principal=principal,
+            clock=self.clock,
+            request_id=getattr(request.state, "request_id", None) or request_id_of(request),
+            cost_requested=request.headers.get(COST_HEADER, "").strip() == "1",
+            locks=getattr(request.app.state, "locks", None),
+        )
 
     def authenticate(self, request: Request) -> Principal:
         try:
@@ -203,7 +209,7 @@ class GatewayGraphQL(GraphQL[Context, None]):
         return result
 
 
-def request_id_of(request: Request) -> str:
+def request_id_of(request: HTTPConnection) -> str:
     """The caller's X-Request-ID when it is a plain token (it goes into logs), else a new one."""
     given = request.headers.get("x-request-id", "")
     return given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from graphql import GraphQLSyntaxError
+from graphql import GraphQLError, GraphQLSyntaxError
 from strawberry.extensions import SchemaExtension
 
 from schema.extensions.measures import token_count
@@ -27,13 +27,30 @@ class TokenLimit(SchemaExtension):
     def on_operation(self) -> Iterator[None]:
         context = self.execution_context
         context.parse_options["max_tokens"] = self.maximum
-        yield
+        try:
+            yield
+        except GraphQLSyntaxError as error:
+            # A parse inside a parsing extension (strawberry's ParserCache) raises through
+            # the operation instead of ending in a result.
+            refusal = self._refusal()
+            if refusal is None:
+                raise
+            raise refusal from error
         result = context.result
-        if result is None or not result.errors or not context.query:
+        if result is None or not result.errors:
             return
-        if not any(isinstance(error, GraphQLSyntaxError) for error in result.errors):
-            return
-        figure = token_count(context.query, cap=self.maximum * COUNT_CAP_FACTOR)
-        if figure > self.maximum:
-            result.errors = [too_complex(self.limit_name, self.maximum, figure)]
-            context.pre_execution_errors = result.errors
+        if any(isinstance(error, GraphQLSyntaxError) for error in result.errors):
+            refusal = self._refusal()
+            if refusal is not None:
+                result.errors = [refusal]
+                context.pre_execution_errors = result.errors
+
+    def _refusal(self) -> GraphQLError | None:
+        """The QUERY_TOO_COMPLEX error when the query is over the limit, else None."""
+        query = self.execution_context.query
+        if not query:
+            return None
+        figure = token_count(query, cap=self.maximum * COUNT_CAP_FACTOR)
+        if figure <= self.maximum:
+            return None
+        return too_complex(self.limit_name, self.maximum, figure)

@@ -337,3 +337,22 @@ def test_token_count_matches_the_parser_and_ignores_comments() -> None:
     assert token_count('{ a(x: "s") # comment\n b }', cap=100) == 9
     assert token_count("{ a b c d }", cap=3) == 3
     assert token_count("{ a \u0007 b }", cap=100) == 2
+
+
+async def test_the_token_limit_holds_behind_a_parser_cache() -> None:
+    """strawberry's ParserCache parses in its own hook, where a syntax error raises through
+    the operation instead of ending in a result; the refusal must be the same."""
+    from strawberry.extensions import ParserCache
+
+    extensions: list[Any] = [ParserCache, *query_limits(LIMITS, POLICY)]
+    schema = strawberry.Schema(query=Query, extensions=extensions)
+    flood = "{ person(id: 1) { " + "id " * 300 + "} }"
+    result = await schema.execute(flood)
+    assert result.errors is not None
+    assert [error.extensions for error in result.errors] == [
+        {"code": "QUERY_TOO_COMPLEX", "limit": "tokens", "maximum": 200, "actual": 310}
+    ]
+    broken = await schema.execute("{ person(id: 1) { ")
+    assert broken.errors is not None
+    assert "Syntax Error" in broken.errors[0].message
+    assert READS == []
