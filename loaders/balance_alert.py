@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import enum
 from dataclasses import dataclass
 from datetime import datetime
@@ -79,8 +80,11 @@ async def evaluate_balance_alert(
     lock_name = keys.balance_alert_lock(user_id).pk
     try:
         async with locks.hold(lock_name, fail_if_locked=True) as lock:
-            settings_item = await read_consistent(dynamo, keys.balance_settings(user_id), now)
-            alert_item = await read_consistent(dynamo, keys.alert(user_id), now)
+            # Two tables, one round trip: both reads go out together.
+            settings_item, alert_item = await asyncio.gather(
+                read_consistent(dynamo, keys.balance_settings(user_id), now),
+                read_consistent(dynamo, keys.alert(user_id), now),
+            )
             setting = (
                 BalanceSettingsRow.from_item(settings_item).low_balance_alert
                 if settings_item is not None

@@ -284,3 +284,51 @@ async def test_a_dead_owners_lock_is_taken_over_by_a_later_evaluation_after_its_
 
     assert (await evaluate_balance_alert(dynamo, locks, command, NOW)).decision is Decision.SENT
     assert await lock_items(dynamodb, tables) == []
+
+
+async def test_a_sent_evaluation_costs_the_protocols_calls_and_no_more(
+    dynamodb: DynamoDBClient, tables: TableNames, execute: Execute, dynamodb_calls: CallCounter
+) -> None:
+    await set_threshold(dynamodb, tables, n("50"))
+    dynamodb_calls.reset()
+
+    assert (await evaluate(execute, "10"))["decision"] == "SENT"
+
+    sent = [(name, params["TableName"]) for name, params in dynamodb_calls.requests]
+    # Acquire (read, conditional put), the two reads together, the alert row, the release.
+    assert sent[:2] == [("GetItem", tables.locks), ("PutItem", tables.locks)]
+    assert sorted(sent[2:4]) == [("GetItem", tables.pave), ("GetItem", tables.balance_settings)]
+    assert sent[4:] == [("PutItem", tables.pave), ("DeleteItem", tables.locks)]
+
+
+async def test_heartbeats_keep_a_long_evaluations_lock(
+    dynamodb: DynamoDBClient, tables: TableNames, dynamo: Dynamo, dynamodb_calls: CallCounter
+) -> None:
+    await set_threshold(dynamodb, tables, n("50"))
+    lease, beat = timedelta(seconds=1), timedelta(milliseconds=100)
+    slow_locks = LockClient(dynamodb, tables.locks, lease=lease, heartbeat_period=beat)
+    other_locks = LockClient(dynamodb, tables.locks, lease=lease, heartbeat_period=beat)
+    command = BalanceAlertCommand("u-1", Decimal("10"), Decimal("20"))
+
+    async def a_slow_settings_read(params: dict[str, Any], **_: Any) -> None:
+        if params.get("TableName") == tables.balance_settings:
+            await asyncio.sleep(1.5)
+
+    events: Any = dynamodb.meta.events
+    events.register("before-parameter-build.dynamodb.GetItem", a_slow_settings_read)
+    try:
+        slow = asyncio.create_task(evaluate_balance_alert(dynamo, slow_locks, command, NOW))
+        await asyncio.sleep(0.1)
+        # Seen once, then again after more than the lease: without heartbeats this second
+        # look would take the lock over (the sighting is a lease old).
+        first = await evaluate_balance_alert(dynamo, other_locks, command, NOW)
+        await asyncio.sleep(1.1)
+        second = await evaluate_balance_alert(dynamo, other_locks, command, NOW)
+        outcome = await slow
+    finally:
+        events.unregister("before-parameter-build.dynamodb.GetItem", a_slow_settings_read)
+
+    assert (first.decision, second.decision) == (Decision.LOCKED, Decision.LOCKED)
+    assert outcome.decision is Decision.SENT
+    assert dynamodb_calls.calls["UpdateItem"] >= 5
+    assert await lock_items(dynamodb, tables) == []
