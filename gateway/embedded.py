@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 
@@ -31,6 +32,8 @@ class EmbeddedDynamoDB:
         # moto accepts any credentials; these keep botocore from looking for real ones.
         os.environ.setdefault("AWS_ACCESS_KEY_ID", "embedded")
         os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "embedded")
+        # werkzeug logs every request moto serves; the gateway's own logs are what matter.
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)
         self._server.start()
 
     def stop(self) -> None:
