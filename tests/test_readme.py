@@ -55,6 +55,8 @@ def test_every_setting_is_documented() -> None:
     assert variables, "no variables found in gateway/settings.py"
     missing = sorted(v for v in variables if f"`{v}`" not in README)
     assert missing == [], f"add these settings to the README's Settings table: {missing}"
+    twice = sorted(v for v in variables if README.count(f"| `{v}` |") > 1)
+    assert twice == [], f"these settings have more than one row in the README: {twice}"
 
 
 def test_every_error_code_is_documented() -> None:

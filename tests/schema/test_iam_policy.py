@@ -1,4 +1,4 @@
-"""The README's IAM policy allows every DynamoDB call the gateway makes."""
+"""The README's IAM policy allows every DynamoDB call the gateway makes, and only those."""
 
 from __future__ import annotations
 
@@ -10,9 +10,18 @@ from gateway.examples import DASHBOARD_QUERY, FRONTEND_QUERY, dashboard_variable
 from gateway.principal import Principal
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
+from loaders.lock import LockClient
 from loaders.tables import Table, TableNames
 from tests.conftest import CallCounter
 from tests.schema.conftest import Execute, data_of
+from tests.schema.test_mutations import (
+    capture_input,
+    detection_input,
+    payday_input,
+    run,
+    savings_input,
+    verification_input,
+)
 from tests.test_readme import iam_policy
 
 
@@ -34,6 +43,56 @@ async def test_the_iam_policy_allows_every_call_the_reads_make(
     assert used, "the queries made no DynamoDB call"
     for table, actions in used.items():
         assert actions <= policy[table], f"{table} needs {sorted(actions - policy[table])}"
+
+
+MUTATIONS: list[tuple[str, dict[str, Any]]] = [
+    ("recordPaydayPrediction", payday_input()),
+    ("setIncomeVerification", verification_input()),
+    ("recordSavingsSnapshot", savings_input()),
+    # u-1 has a threshold above this balance and no alert yet: SENT, through the lock.
+    ("evaluateBalanceAlert", {"userId": "u-1", "availableBalance": "20", "currentBalance": "25"}),
+    ("markInsightsRefresh", {"userId": "u-1"}),
+    ("recordLastPage", {"userId": "u-1", "paveRequestId": "r-1", "page": 3}),
+    ("recordIncomeDetectionRun", detection_input()),
+    ("recordFloatMeV2Capture", capture_input()),
+]
+
+
+async def test_the_iam_policy_is_exactly_what_reads_and_mutations_use(
+    execute: Execute,
+    dynamo: Dynamo,
+    settings: Settings,
+    clock: FixedClock,
+    dynamodb_calls: CallCounter,
+) -> None:
+    await seed_demo(dynamo, clock.now(), settings)
+    await dynamo.put(Table.BALANCE_SETTINGS, {"user_id": "u-1", "low_balance_alert": 100})
+    dynamodb_calls.reset()
+
+    data_of(await execute(FRONTEND_QUERY, principal=Principal(sub=ADA)))
+    data_of(await execute(DASHBOARD_QUERY, dashboard_variables([ADA, BOB, CY])))
+    for mutation, input in MUTATIONS:
+        answer = data_of(await run(execute, mutation, input))
+        if mutation == "evaluateBalanceAlert":
+            assert answer[mutation]["decision"] == "SENT"
+    # The lock's heartbeat (every second while an evaluation runs; these finish sooner).
+    locks = LockClient(dynamo.client, settings.tables.locks)
+    lock = await locks.acquire("balance-alert:user_id:u-2", fail_if_locked=True)
+    await locks.send_heartbeat(lock)
+    assert await locks.release(lock)
+
+    used = _calls_by_table(dynamodb_calls, settings.tables)
+    policy = iam_policy()
+    for table in policy:
+        granted = policy[table] - READINESS_ACTIONS
+        assert used.get(table, set()) == granted, (
+            f"{table}: the gateway calls {sorted(used.get(table, set()))}, "
+            f"the README grants {sorted(granted)}"
+        )
+
+
+#: Granted for `/readyz`, which no query or mutation calls.
+READINESS_ACTIONS = {"dynamodb:DescribeTable"}
 
 
 def _calls_by_table(calls: CallCounter, names: TableNames) -> dict[str, set[str]]:
