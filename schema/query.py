@@ -3,16 +3,15 @@ from __future__ import annotations
 import strawberry
 
 from gateway.context import Info
-from gateway.errors import Forbidden
 from schema.access_plan import plan_user_reads
 from schema.arguments import check_user_id, check_user_ids
+from schema.permissions import require_reader
 from schema.user import User
 
 
 def readable_user(info: Info, user_id: str) -> User:
     """The User for `user_id`, if the caller may read it; its rows are read only then."""
-    if not info.context.principal.may_read(user_id):
-        raise Forbidden(f"Not allowed to read user {user_id}")
+    require_reader(info, user_id)
     return User(id=strawberry.ID(user_id))
 
 

@@ -293,3 +293,16 @@ def test_bad_auth_settings_fail_at_startup(settings: Settings, tmp_path: Any) ->
         create_app(dataclasses.replace(settings, auth_hs256_secret="short"))
     with pytest.raises(SettingsError, match="cannot be read"):
         create_app(dataclasses.replace(settings, auth_jwks_file=str(tmp_path / "absent.json")))
+
+
+async def test_a_writer_mutates_over_post(
+    settings: Settings, dynamo: Dynamo, clock: FixedClock, dynamodb_calls: CallCounter
+) -> None:
+    mutation = f'mutation {{ markInsightsRefresh(input: {{userId: "{OTHER_USER}"}}) {{ label }} }}'
+    async with gateway_client(settings, dynamo, clock) as client:
+        response = await client.post(
+            "/graphql", json={"query": mutation}, headers=auth(clock, "writer")
+        )
+    assert response.status_code == 200
+    assert response.json() == {"data": {"markInsightsRefresh": {"label": "REFRESH_INSIGHTS"}}}
+    assert dict(dynamodb_calls.calls) == {"PutItem": 1}

@@ -55,6 +55,11 @@ FRAGMENT_BOMB = "{ viewer { ...F9 } } fragment F0 on User { a: id b: id } " + " 
 )
 DEEP = "{ viewer { " + "a { " * 10 + "b" + " }" * 10 + " } }"
 TOKEN_FLOOD = "{ viewer { " + "id " * 2000 + "} }"
+MARK = f'mutation {{ markInsightsRefresh(input: {{userId: "{END_USER}"}}) {{ label }} }}'
+LAST_PAGE = (
+    "mutation($page: Int!) { recordLastPage("
+    'input: {userId: "u-1", paveRequestId: "r-1", page: $page}) { page } }'
+)
 EXPENSIVE = (
     f"{{ users(ids: {ids(100)}) {{ cashAdvanceScores(limit: 100) {{ score }} "
     "incomeDetectionRuns(limit: 100) { runDate } } }"
@@ -241,6 +246,46 @@ CASES = [
             "{ viewer { id } }",
             extensions={"persistedQuery": {"version": 1, "sha256Hash": "b" * 64}},
         ),
+    ),
+    # Writes.
+    Case("a mutation without writer", 200, "FORBIDDEN", json=q(MARK)),
+    Case(
+        "a mutation by a dashboard without writer",
+        200,
+        "FORBIDDEN",
+        json=q(MARK),
+        token="dashboard",
+    ),
+    Case(
+        "a mutation with a negative page",
+        200,
+        "BAD_USER_INPUT",
+        json=q(LAST_PAGE, variables={"page": -1}),
+        token="writer",
+    ),
+    Case(
+        "a mutation with a page of the wrong type",
+        400,
+        "BAD_USER_INPUT",
+        json=q(LAST_PAGE, variables={"page": "2"}),
+        token="writer",
+    ),
+    Case(
+        "a mutation as a form post",
+        415,
+        "BAD_REQUEST",
+        content=b"query=mutation",
+        content_type="application/x-www-form-urlencoded",
+        token="writer",
+    ),
+    Case(
+        "a mutation over GET by a writer",
+        405,
+        "BAD_REQUEST",
+        method="GET",
+        params={"query": MARK},
+        content_type=None,
+        token="writer",
     ),
     # Who is calling.
     Case("no token", 401, "UNAUTHENTICATED", json=q("{ viewer { id } }"), token=None),
