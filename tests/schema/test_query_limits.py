@@ -189,12 +189,20 @@ REFUSED: list[tuple[str, str, dict[str, Any] | None, str | None, str, int]] = [
     ),
     ("201 tokens", "{ person(id: 1) { " + "id " * 191 + "} }", None, None, "tokens", 201),
     (
-        "token flood counted to ten times the limit",
+        "token flood counted to twice the limit",
         "{ person(id: 1) { " + "id " * 50_000 + "} }",
         None,
         None,
         "tokens",
-        2000,
+        400,
+    ),
+    (
+        "301 tokens: counted exactly",
+        "{ person(id: 1) { " + "id " * 291 + "} }",
+        None,
+        None,
+        "tokens",
+        301,
     ),
 ]
 
