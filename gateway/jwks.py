@@ -15,6 +15,8 @@ from gateway.settings import SettingsError
 # symmetric ("oct") key in it is refused outright: anyone could sign with it.
 KEY_TYPE_BY_ALGORITHM = {"RS256": "RSA", "ES256": "EC"}
 _ES256_CURVE = "P-256"
+# RFC 7518 6.2.2 and 6.3.2: the members only a private EC or RSA key has.
+_PRIVATE_MEMBERS = ("d", "p", "q", "dp", "dq", "qi", "oth")
 
 
 def load_jwks(path: str) -> KeySet:
@@ -41,6 +43,9 @@ def parse_jwks(document: Any, *, source: str = "the JWKS document") -> KeySet:
         if not isinstance(entry.get("kid"), str) or not entry["kid"]:
             # Without a kid a token cannot say which key signed it.
             raise SettingsError(f"{where} has no 'kid'")
+        if any(member in entry for member in _PRIVATE_MEMBERS):
+            # The document is the public half; a private key here is a leaked signing key.
+            raise SettingsError(f"{where} holds private key material; publish public keys only")
         kty = entry.get("kty")
         if kty not in {"RSA", "EC"} or (kty == "EC" and entry.get("crv") != _ES256_CURVE):
             raise SettingsError(

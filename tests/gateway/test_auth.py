@@ -321,6 +321,8 @@ def test_unusable_secrets_fail_fast(secret: str, message: str) -> None:
         ({"keys": []}, "non-empty 'keys' list"),
         ([], "non-empty 'keys' list"),
         ({"keys": ["x"]}, "key 0 is not a JSON object"),
+        ({"keys": [RSA_KEY.as_dict(private=True)]}, "private key material"),
+        ({"keys": [EC_KEY.as_dict(private=True)]}, "private key material"),
         ({"keys": [{"kty": "oct", "k": "c2VjcmV0", "kid": "k"}]}, "kty 'oct'"),
         (
             {"keys": [{**EC_KEY.as_dict(private=False), "crv": "P-384"}]},
