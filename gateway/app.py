@@ -47,7 +47,7 @@ def create_app(
         async with open_dynamo(settings) as dynamo:
             app.state.dynamo = dynamo
             # One lock client per process: one owner name, as a Go service has.
-            app.state.locks = LockClient(dynamo.client, settings.tables.locks)
+            app.state.locks = LockClient(dynamo)
             yield
         await tracing.shutdown()
 

@@ -30,15 +30,11 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Protocol
-
-from botocore.exceptions import BotoCoreError, ClientError
+from typing import Any, Protocol
 
 from gateway.errors import DynamoDBUnavailable
+from loaders.dynamodb import ConditionFailed, Dynamo, DynamoDBFailure
 from loaders.go_duration import SECOND, format_go_duration, parse_go_duration
-
-if TYPE_CHECKING:
-    from types_aiobotocore_dynamodb import DynamoDBClient
 
 log = logging.getLogger(__name__)
 
@@ -144,16 +140,17 @@ class _Seen:
 
 
 class LockClient:
-    """dynamolock's Client over one aioboto3 DynamoDB client and the `locks` table.
+    """dynamolock's Client over the process's `Dynamo` (so its calls are bounded and
+    counted like every other) and the `locks` table (default: the configured one).
 
     `owner_name` defaults to a random name, as Go's does; `timer` drives every wait.
     """
 
     def __init__(
         self,
-        client: DynamoDBClient,
-        table_name: str,
+        dynamo: Dynamo,
         *,
+        table_name: str | None = None,
         owner_name: str | None = None,
         lease: timedelta = DEFAULT_LEASE,
         heartbeat_period: timedelta = DEFAULT_HEARTBEAT,
@@ -161,8 +158,8 @@ class LockClient:
     ) -> None:
         if lease < 2 * heartbeat_period:
             raise ValueError("the heartbeat period must be at most half the lease duration")
-        self._client = client
-        self.table_name = table_name
+        self._dynamo = dynamo
+        self.table_name = table_name or dynamo.tables.locks
         self.owner_name = owner_name or random_name()
         self._lease_nanoseconds = _nanoseconds(lease)
         self.lease_duration_text = format_go_duration(self._lease_nanoseconds)
@@ -292,19 +289,16 @@ class LockClient:
         lookup_time = self._timer.monotonic()
         key = item[ATTR_KEY]["S"]
         try:
-            await self._client.put_item(
+            await self._dynamo.call(
+                "put_item",
                 TableName=self.table_name,
                 Item=item,
                 ConditionExpression=condition,
                 ExpressionAttributeNames=names,
                 ExpressionAttributeValues=values,
             )
-        except ClientError as error:
-            if _is_condition_failure(error):
-                return None
-            raise _unavailable(error) from error
-        except BotoCoreError as error:
-            raise _unavailable(error) from error
+        except ConditionFailed:
+            return None
         self._sightings.pop(key, None)
         data = item.get(ATTR_DATA)
         return Lock(
@@ -319,12 +313,9 @@ class LockClient:
         )
 
     async def _read(self, key: str) -> _Seen | None:
-        try:
-            answer = await self._client.get_item(
-                TableName=self.table_name, Key={ATTR_KEY: {"S": key}}, ConsistentRead=True
-            )
-        except (ClientError, BotoCoreError) as error:
-            raise _unavailable(error) from error
+        answer = await self._dynamo.call(
+            "get_item", TableName=self.table_name, Key={ATTR_KEY: {"S": key}}, ConsistentRead=True
+        )
         item = answer.get("Item")
         if item is None:
             return None
@@ -369,7 +360,8 @@ class LockClient:
         new_version = record_version_number()
         lookup_time = self._timer.monotonic()
         try:
-            await self._client.update_item(
+            await self._dynamo.call(
+                "update_item",
                 TableName=self.table_name,
                 Key={ATTR_KEY: {"S": lock.key}},
                 UpdateExpression="SET #lease = :lease, #rvn = :new_rvn",
@@ -384,13 +376,9 @@ class LockClient:
                     ":owner": {"S": lock.owner_name},
                 },
             )
-        except ClientError as error:
-            if _is_condition_failure(error):
-                lock.lost = True
-                raise LockLost(f"{lock.key}: taken over by another owner") from error
-            raise _unavailable(error) from error
-        except BotoCoreError as error:
-            raise _unavailable(error) from error
+        except ConditionFailed as error:
+            lock.lost = True
+            raise LockLost(f"{lock.key}: taken over by another owner") from error
         lock.record_version_number = new_version
         lock.lookup_time = lookup_time
         lock.lease_seconds = self._lease_seconds
@@ -406,7 +394,7 @@ class LockClient:
                 except LockLost:
                     log.warning("lock %s lost; heartbeats stop", lock.key)
                     return
-                except DynamoDBUnavailable:
+                except (DynamoDBUnavailable, DynamoDBFailure):
                     # Like Go: log and try again on the next beat; the lease decides.
                     log.warning("heartbeat of lock %s failed; retrying", lock.key, exc_info=True)
 
@@ -439,7 +427,8 @@ class LockClient:
                         update += ", #data = :data"
                         names["#data"] = ATTR_DATA
                         values[":data"] = {"B": data}
-                    await self._client.update_item(
+                    await self._dynamo.call(
+                        "update_item",
                         TableName=self.table_name,
                         Key={ATTR_KEY: {"S": lock.key}},
                         UpdateExpression=update,
@@ -448,20 +437,17 @@ class LockClient:
                         ExpressionAttributeValues=values,
                     )
                 else:
-                    await self._client.delete_item(
+                    await self._dynamo.call(
+                        "delete_item",
                         TableName=self.table_name,
                         Key={ATTR_KEY: {"S": lock.key}},
                         ConditionExpression=condition,
                         ExpressionAttributeNames=names,
                         ExpressionAttributeValues=values,
                     )
-            except ClientError as error:
-                if _is_condition_failure(error):
-                    lock.lost = True
-                    return False
-                raise _unavailable(error) from error
-            except BotoCoreError as error:
-                raise _unavailable(error) from error
+            except ConditionFailed:
+                lock.lost = True
+                return False
             return True
 
     # --- the whole life of a lock -------------------------------------------------------
@@ -496,7 +482,7 @@ class LockClient:
             try:
                 # Shielded: a cancelled request still frees its lock for the next one.
                 await asyncio.shield(self.release(lock))
-            except DynamoDBUnavailable:
+            except (DynamoDBUnavailable, DynamoDBFailure):
                 # The block's outcome stands; the lease frees the item for the next owner.
                 log.warning("release of lock %s failed", key, exc_info=True)
             finally:
@@ -527,11 +513,3 @@ def _string(value: Any) -> str:
 
 def _additional(item: dict[str, Any]) -> dict[str, Any]:
     return {name: value for name, value in item.items() if name not in _PROTOCOL_ATTRIBUTES}
-
-
-def _is_condition_failure(error: ClientError) -> bool:
-    return error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException"
-
-
-def _unavailable(error: BaseException) -> DynamoDBUnavailable:
-    return DynamoDBUnavailable(cause=error)

@@ -49,7 +49,7 @@ def lock_client(info: Info) -> LockClient:
         return context.locks
     # Without the process's client (a context built by hand) a request gets its own; it
     # excludes others just the same, only without sightings from earlier requests.
-    return LockClient(context.dynamo.client, context.settings.tables.locks)
+    return LockClient(context.dynamo)
 
 
 @strawberry.type

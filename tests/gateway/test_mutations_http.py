@@ -34,7 +34,7 @@ async def gateway(
     """The app as its lifespan leaves it: the suite's Dynamo and one process lock client."""
     app = create_app(dataclasses.replace(settings, auth_hs256_secret=SECRET), clock=clock)
     app.state.dynamo = dynamo
-    app.state.locks = LockClient(dynamo.client, settings.tables.locks)
+    app.state.locks = LockClient(dynamo)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as client:
         yield client

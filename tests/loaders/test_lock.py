@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from loaders.dynamodb import Dynamo
 from loaders.lock import Lock, LockClient, LockLost, LockNotGranted, random_name
 from loaders.tables import TableNames
 from tests.conftest import CallCounter
@@ -71,7 +72,7 @@ def sent(calls: CallCounter, operation: str) -> Any:
 def lock_client(
     dynamodb: DynamoDBClient, tables: TableNames, owner: str, **options: Any
 ) -> LockClient:
-    return LockClient(dynamodb, tables.locks, owner_name=owner, **options)
+    return LockClient(Dynamo(dynamodb, tables), owner_name=owner, **options)
 
 
 # --- what is written -------------------------------------------------------------------
@@ -110,7 +111,8 @@ async def test_acquire_with_data_writes_it_as_binary(
 async def test_default_owner_name_is_gos_random_string(
     dynamodb: DynamoDBClient, tables: TableNames
 ) -> None:
-    first, second = LockClient(dynamodb, tables.locks), LockClient(dynamodb, tables.locks)
+    dynamo = Dynamo(dynamodb, tables)
+    first, second = LockClient(dynamo), LockClient(dynamo)
     assert re.fullmatch(r"[A-Z2-7]{52}", first.owner_name)
     assert first.owner_name != second.owner_name
     assert re.fullmatch(r"[A-Z2-7]{52}", random_name())
@@ -469,8 +471,7 @@ def test_a_heartbeat_longer_than_half_the_lease_is_refused(
 ) -> None:
     with pytest.raises(ValueError, match="half the lease"):
         LockClient(
-            dynamodb,
-            tables.locks,
+            Dynamo(dynamodb, tables),
             lease=timedelta(seconds=1),
             heartbeat_period=timedelta(milliseconds=600),
         )

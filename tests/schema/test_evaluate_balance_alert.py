@@ -257,7 +257,7 @@ async def test_a_failing_evaluation_releases_its_lock(
 ) -> None:
     await set_threshold(dynamodb, tables, n("50"))
     broken = Dynamo(dynamodb, dataclasses.replace(tables, balance_settings="no-such-table"))
-    locks = LockClient(dynamodb, tables.locks)
+    locks = LockClient(dynamo)
     command = BalanceAlertCommand("u-1", Decimal("10"), Decimal("20"))
 
     with pytest.raises(DynamoDBFailure):
@@ -273,7 +273,7 @@ async def test_a_dead_owners_lock_is_taken_over_by_a_later_evaluation_after_its_
     await set_threshold(dynamodb, tables, n("50"))
     await put_go_lock(dynamodb, tables)
     timer = FakeTimer()
-    locks = LockClient(dynamodb, tables.locks, timer=timer)
+    locks = LockClient(dynamo, timer=timer)
     command = BalanceAlertCommand("u-1", Decimal("10"), Decimal("20"))
 
     assert (await evaluate_balance_alert(dynamo, locks, command, NOW)).decision is Decision.LOCKED
@@ -306,8 +306,8 @@ async def test_heartbeats_keep_a_long_evaluations_lock(
 ) -> None:
     await set_threshold(dynamodb, tables, n("50"))
     lease, beat = timedelta(seconds=1), timedelta(milliseconds=100)
-    slow_locks = LockClient(dynamodb, tables.locks, lease=lease, heartbeat_period=beat)
-    other_locks = LockClient(dynamodb, tables.locks, lease=lease, heartbeat_period=beat)
+    slow_locks = LockClient(dynamo, lease=lease, heartbeat_period=beat)
+    other_locks = LockClient(dynamo, lease=lease, heartbeat_period=beat)
     command = BalanceAlertCommand("u-1", Decimal("10"), Decimal("20"))
 
     async def a_slow_settings_read(params: dict[str, Any], **_: Any) -> None:

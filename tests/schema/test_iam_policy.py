@@ -76,7 +76,7 @@ async def test_the_iam_policy_is_exactly_what_reads_and_mutations_use(
         if mutation == "evaluateBalanceAlert":
             assert answer[mutation]["decision"] == "SENT"
     # The lock's heartbeat (every second while an evaluation runs; these finish sooner).
-    locks = LockClient(dynamo.client, settings.tables.locks)
+    locks = LockClient(dynamo)
     lock = await locks.acquire("balance-alert:user_id:u-2", fail_if_locked=True)
     await locks.send_heartbeat(lock)
     assert await locks.release(lock)
