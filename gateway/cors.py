@@ -18,7 +18,17 @@ def cors_middleware(settings: Settings) -> list[Middleware]:
             CORSMiddleware,
             allow_origins=list(settings.cors_origins),
             allow_methods=["GET", "POST"],
-            allow_headers=["Authorization", "Content-Type", "Accept", "X-Request-ID"],
+            # The gateway's own request headers: the token, the body's type, the request id,
+            # the cost report (X-Insight-Cost) and W3C trace context for tracing.
+            allow_headers=[
+                "Authorization",
+                "Content-Type",
+                "Accept",
+                "X-Request-ID",
+                "X-Insight-Cost",
+                "traceparent",
+                "tracestate",
+            ],
             expose_headers=["X-Request-ID"],
             # The bearer token travels in a header, never in a cookie.
             allow_credentials=False,

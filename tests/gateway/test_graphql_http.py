@@ -191,7 +191,7 @@ async def test_cors_allows_only_the_configured_origins(
 ) -> None:
     preflight = {
         "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "authorization, content-type",
+        "Access-Control-Request-Headers": "authorization,content-type,x-insight-cost,traceparent",
     }
     origins = ("https://app.example.com",)
     async with gateway_client(settings, dynamo, clock, cors_origins=origins) as client:
