@@ -306,3 +306,43 @@ async def test_a_writer_mutates_over_post(
     assert response.status_code == 200
     assert response.json() == {"data": {"markInsightsRefresh": {"label": "REFRESH_INSIGHTS"}}}
     assert dict(dynamodb_calls.calls) == {"PutItem": 1}
+
+
+async def test_rs256_and_es256_tokens_from_a_jwks_file(
+    settings: Settings, dynamo: Dynamo, clock: FixedClock, tmp_path: Any
+) -> None:
+    from joserfc.jwk import ECKey, RSAKey
+
+    from tests.gateway import jwt_factory
+
+    rsa = RSAKey.generate_key(2048, parameters={"kid": "idp-rsa"})
+    ec = ECKey.generate_key("P-256", parameters={"kid": "idp-ec"})
+    jwks = tmp_path / "jwks.json"
+    jwks.write_text(json.dumps({"keys": [rsa.as_dict(private=False), ec.as_dict(private=False)]}))
+    now = int(clock.now().timestamp())
+    claims = {"sub": END_USER, "exp": now + 60, "iss": "https://idp", "aud": "insight"}
+    overrides: dict[str, Any] = {
+        "auth_jwks_file": str(jwks),
+        "auth_issuer": "https://idp",
+        "auth_audience": "insight",
+    }
+    async with gateway_client(settings, dynamo, clock, **overrides) as client:
+        answers = [
+            await client.post(
+                "/graphql",
+                json={"query": "{ viewer { id } }"},
+                headers={"Authorization": f"Bearer {token}"},
+            )
+            for token in (
+                jwt_factory.asymmetric(rsa, "RS256", claims, "idp-rsa"),
+                jwt_factory.asymmetric(ec, "ES256", claims, "idp-ec"),
+                jwt_factory.asymmetric(rsa, "RS256", {**claims, "aud": "other"}, "idp-rsa"),
+                # The classic confusion: HS256 keyed with the published RSA key.
+                jwt_factory.hs256(rsa.as_pem(private=False), claims, {"kid": "idp-rsa"}),
+            )
+        ]
+    assert [answer.status_code for answer in answers] == [200, 200, 401, 401]
+    assert answers[0].json() == {"data": {"viewer": {"id": END_USER}}}
+    assert answers[3].json()["errors"][0]["message"] == (
+        "The bearer token's signature does not verify"
+    )
