@@ -7,9 +7,19 @@ from contextlib import asynccontextmanager
 
 import aioboto3
 from aiobotocore.config import AioConfig
+from aiobotocore.session import AioSession
 
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
+from loaders.wire_parser import FastResponseParserFactory
+
+
+def dynamodb_session() -> aioboto3.Session:
+    """An aioboto3 session whose clients parse DynamoDB's attribute values the fast way
+    (loaders/wire_parser.py): botocore's component, set through its public registry."""
+    botocore_session = AioSession()
+    botocore_session.register_component("response_parser_factory", FastResponseParserFactory())
+    return aioboto3.Session(botocore_session=botocore_session)
 
 
 def client_config(settings: Settings) -> AioConfig:
@@ -25,7 +35,7 @@ def client_config(settings: Settings) -> AioConfig:
 async def open_dynamo(settings: Settings) -> AsyncIterator[Dynamo]:
     """Open the process's DynamoDB client (creating one costs hundreds of milliseconds, so it
     is done once, in the lifespan) and close it on the way out."""
-    session = aioboto3.Session()
+    session = dynamodb_session()
     async with session.client(
         "dynamodb",
         endpoint_url=settings.dynamodb_endpoint_url,

@@ -10,7 +10,7 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
-from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from boto3.dynamodb.types import DYNAMODB_CONTEXT, Binary, TypeDeserializer, TypeSerializer
 
 #: An item as Python values: str, Decimal, bool, None, list, dict, bytes.
 Item = dict[str, Any]
@@ -22,7 +22,37 @@ _serializer = TypeSerializer()
 
 
 def from_wire(wire: Mapping[str, Any]) -> Item:
-    return {name: _deserializer.deserialize(value) for name, value in wire.items()}
+    """What boto3's TypeDeserializer gives, without its per-value `getattr` dispatch: this
+    runs for every attribute of every item read, the hottest loop after botocore's."""
+    return {name: _value(value) for name, value in wire.items()}
+
+
+_decimal = DYNAMODB_CONTEXT.create_decimal
+
+
+def _value(wire: Mapping[str, Any]) -> Any:
+    for tag, value in wire.items():
+        if tag == "S" or tag == "BOOL":
+            return value
+        if tag == "N":
+            return _decimal(value)
+        if tag == "M":
+            return {name: _value(inner) for name, inner in value.items()}
+        if tag == "L":
+            return [_value(inner) for inner in value]
+        if tag == "NULL":
+            return None
+        if tag == "SS":
+            return set(value)
+        if tag == "NS":
+            return set(map(_decimal, value))
+        if tag == "B":
+            return Binary(value)
+        if tag == "BS":
+            return set(map(Binary, value))
+        break
+    # Empty or unknown: boto3's own error.
+    return _deserializer.deserialize(dict(wire))
 
 
 def to_wire(item: Mapping[str, Any]) -> WireItem:

@@ -7,12 +7,12 @@ from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-import aioboto3
 import pytest
 from aiobotocore.config import AioConfig
 
 from gateway.clock import FixedClock
 from gateway.embedded import EmbeddedDynamoDB
+from gateway.resources import dynamodb_session
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
@@ -45,8 +45,9 @@ def endpoint_url(moto_server: EmbeddedDynamoDB) -> str:
 
 @pytest.fixture(scope="session")
 async def dynamodb(endpoint_url: str) -> AsyncIterator[DynamoDBClient]:
-    """One client for the whole session, as the gateway keeps one per process."""
-    session = aioboto3.Session()
+    """One client for the whole session, as the gateway keeps one per process (and parses
+    as the gateway's does)."""
+    session = dynamodb_session()
     config = AioConfig(max_pool_connections=64, retries={"mode": "standard", "max_attempts": 3})
     async with session.client(
         "dynamodb", endpoint_url=endpoint_url, region_name="us-east-1", config=config

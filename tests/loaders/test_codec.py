@@ -53,3 +53,37 @@ def test_an_item_expiring_exactly_now_is_gone() -> None:
 def test_months_back_crosses_the_year() -> None:
     assert months_back(date(2026, 2, 14), 4) == ["2026-02", "2026-01", "2025-12", "2025-11"]
     assert months_back(date(2026, 12, 2), 1) == ["2026-12"]
+
+
+WIRE_SAMPLES: list[dict[str, object]] = [
+    {"S": "x"},
+    {"S": ""},
+    {"N": "12.50"},
+    {"N": "-0.000000000000000000000000000000000001"},
+    {"N": "12345678901234567890123456789012345678"},
+    {"BOOL": False},
+    {"NULL": True},
+    {"SS": ["a", "b"]},
+    {"NS": ["1", "2.50"]},
+    {"B": b"\x00\xff"},
+    {"BS": [b"a", b"b"]},
+    {"L": []},
+    {"M": {}},
+    {"M": {"a": {"L": [{"N": "1"}, {"M": {"b": {"B": b"z"}}}, {"NULL": True}]}}},
+]
+
+
+@pytest.mark.parametrize("wire", WIRE_SAMPLES)
+def test_from_wire_gives_what_boto3s_deserializer_gives(wire: dict[str, object]) -> None:
+    from boto3.dynamodb.types import TypeDeserializer
+
+    expected = TypeDeserializer().deserialize(wire)
+    got = from_wire({"a": wire})["a"]
+    assert got == expected
+    assert type(got) is type(expected)
+
+
+@pytest.mark.parametrize("wire", [{}, {"X": "1"}])
+def test_from_wire_refuses_what_boto3_refuses(wire: dict[str, object]) -> None:
+    with pytest.raises(TypeError):
+        from_wire({"a": wire})

@@ -1,0 +1,75 @@
+"""The fast parser gives exactly what botocore's own parse gives, for every attribute type."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+import botocore.session
+import pytest
+from aiobotocore.parsers import AioResponseParserFactory
+
+from loaders.wire_parser import FastResponseParserFactory
+
+B64 = base64.b64encode(b"\x00\xffbytes").decode()
+
+EVERY_TYPE: dict[str, Any] = {
+    "PK": {"S": "USERS#u-1"},
+    "n": {"N": "12.50"},
+    "b": {"B": B64},
+    "ss": {"SS": ["a", "b"]},
+    "ns": {"NS": ["1", "2.5"]},
+    "bs": {"BS": [B64, B64]},
+    "t": {"BOOL": True},
+    "nothing": {"NULL": True},
+    "m": {"M": {"inner": {"B": B64}, "list": {"L": [{"B": B64}, {"S": "x"}, {"M": {}}]}}},
+    "l": {"L": [{"N": "1"}, {"L": [{"BS": [B64]}]}, {"NULL": True}]},
+    "empty_l": {"L": []},
+}
+
+RESPONSES: dict[str, dict[str, Any]] = {
+    "Query": {
+        "Items": [EVERY_TYPE, {"PK": {"S": "x"}}],
+        "Count": 2,
+        "ScannedCount": 2,
+        "LastEvaluatedKey": {"PK": {"S": "x"}, "SK": {"B": B64}},
+        "ConsumedCapacity": {"TableName": "t", "CapacityUnits": 1.5},
+    },
+    "BatchGetItem": {
+        "Responses": {"t": [EVERY_TYPE]},
+        "UnprocessedKeys": {"t": {"Keys": [{"PK": {"S": "y"}}], "ProjectionExpression": "a"}},
+        "ConsumedCapacity": [{"TableName": "t", "CapacityUnits": 2.0}],
+    },
+    "GetItem": {"Item": EVERY_TYPE},
+    "PutItem": {"Attributes": EVERY_TYPE},
+}
+
+
+async def _parse(factory: Any, operation: str, body: dict[str, Any], status: int = 200) -> Any:
+    model = botocore.session.get_session().get_service_model("dynamodb")
+    shape = model.operation_model(operation).output_shape
+    response = {
+        "status_code": status,
+        "headers": {"x-amzn-requestid": "req-1"},
+        "body": json.dumps(body).encode(),
+        "context": {"operation_name": operation},
+    }
+    return await factory.create_parser("json").parse(response, shape)
+
+
+@pytest.mark.parametrize("operation", sorted(RESPONSES))
+async def test_same_result_as_botocore(operation: str) -> None:
+    body = RESPONSES[operation]
+    fast = await _parse(FastResponseParserFactory(), operation, body)
+    stock = await _parse(AioResponseParserFactory(), operation, body)
+    assert fast == stock
+    assert fast != {"ResponseMetadata": fast["ResponseMetadata"]}
+
+
+async def test_errors_are_parsed_as_botocore_does() -> None:
+    body = {"__type": "com.amazonaws.dynamodb.v20120810#ResourceNotFoundException", "message": "x"}
+    fast = await _parse(FastResponseParserFactory(), "Query", body, status=400)
+    stock = await _parse(AioResponseParserFactory(), "Query", body, status=400)
+    assert fast == stock
+    assert fast["Error"]["Code"] == "ResourceNotFoundException"
