@@ -52,18 +52,26 @@ class Collections:
     """The partitions a request reads whole, shared by its two cores."""
 
     def __init__(self) -> None:
+        # A partition's Query starts with the first read it answers, not when it is planned:
+        # the plan runs in the root resolver, a tick before the field resolvers, and a Query
+        # dispatched on its own then would leave those fields' other Queries for a later
+        # batch, after it instead of beside it.
+        self._starts: dict[Partition, Callable[[], asyncio.Future[list[Item]]]] = {}
         self._sources: dict[Partition, asyncio.Future[list[Item]]] = {}
         # One `Collected` (and its SK index) per partition, however many keys derive.
         self._collected: dict[Partition, Collected] = {}
 
     def __contains__(self, partition: Partition) -> bool:
-        return partition in self._sources
+        return partition in self._starts
 
-    def add(self, partition: Partition, items: asyncio.Future[list[Item]]) -> None:
-        self._sources.setdefault(partition, items)
+    def add(self, partition: Partition, start: Callable[[], asyncio.Future[list[Item]]]) -> None:
+        """Collect `partition`; `start` sends its Query (through the query core) when a
+        read first needs it."""
+        self._starts.setdefault(partition, start)
 
     def discard(self, partition: Partition) -> None:
         """Forget a partition's items (the request wrote to it): later loads read afresh."""
+        self._starts.pop(partition, None)
         self._sources.pop(partition, None)
         self._collected.pop(partition, None)
 
@@ -74,7 +82,10 @@ class Collections:
         when the partition is not collected. A failed Query fails the derived future."""
         source = self._sources.get(partition)
         if source is None:
-            return None
+            start = self._starts.get(partition)
+            if start is None:
+                return None
+            source = self._sources[partition] = start()
         derived: asyncio.Future[T] = source.get_loop().create_future()
         source.add_done_callback(partial(self._settle, partition, derived, pick))
         return derived

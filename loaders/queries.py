@@ -36,9 +36,8 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
         """Read the partition `pk` of `table` whole (once per request), for this loader and
         the point-read core sharing its `collections`. Call it before the partition's
         other loads, in the same tick, so that they derive from it."""
-        partition = (table, pk)
-        if partition not in self._collections:
-            self._collections.add(partition, super().load(QueryKey(table, pk)))
+        whole = QueryKey(table, pk)
+        self._collections.add((table, pk), lambda: super(QueryLoader, self).load(whole))
 
     def forget_partition(self, table: Table, pk: str) -> None:
         """After a write to the partition: drop its collection and every cached Query."""
