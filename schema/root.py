@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 import strawberry
+from graphql import GraphQLError
 from strawberry.extensions import SchemaExtension
 from strawberry.schema.config import StrawberryConfig
+from strawberry.types import ExecutionContext
 
 from schema.errors import GatewayErrors
 from schema.extensions.cost_report import CostReport
@@ -16,14 +18,24 @@ from schema.query import Query
 from schema.scalars import SCALAR_OVERRIDES
 
 
+class GatewaySchema(strawberry.Schema):
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
+        # strawberry logs every error at ERROR, with the query text. Client errors (bad
+        # input, forbidden, limits) are the client's to read; internal ones are logged once,
+        # with their cause and request id, by GatewayErrors.
+        return
+
+
 def build_schema(
     extensions: Iterable[type[SchemaExtension] | Callable[[], SchemaExtension]] = (),
-) -> strawberry.Schema:
+) -> GatewaySchema:
     """The gateway's schema, with the given extensions (limits, masking, metrics...).
 
     Parsing and validation are cached; the cache's validation runs after the given
     extensions, so that a query limit refuses a query before it is validated."""
-    return strawberry.Schema(
+    return GatewaySchema(
         query=Query,
         mutation=Mutation,
         extensions=[CostReport, CachedParsing, *extensions, CachedValidation, GatewayErrors],
