@@ -44,6 +44,7 @@ from gateway.media_types import GRAPHQL_RESPONSE_JSON, JSON, negotiate, prefers_
 from gateway.persisted_queries import PersistedQueries
 from gateway.principal import Principal
 from gateway.settings import Settings
+from loaders.deadline import start_deadline
 from schema.errors import INTERNAL_MESSAGE
 
 logger = logging.getLogger("gateway.http")
@@ -147,6 +148,9 @@ class GatewayGraphQL(GraphQL[Context, None]):
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
         """The request's Context, for the principal `authenticate` put on `request.state`."""
         principal: Principal = request.state.principal
+        # Set here, in the request's own task: every DynamoDB call the request makes, in
+        # whatever DataLoader batch, inherits it.
+        start_deadline(self.settings.request_deadline_seconds)
         return build_context(
             settings=self.settings,
             dynamo=request.app.state.dynamo,

@@ -25,9 +25,14 @@ def dynamodb_session() -> aioboto3.Session:
 def client_config(settings: Settings) -> AioConfig:
     # botocore's default pool of 10 connections would queue a wide request; the pool and
     # Dynamo's in-flight cap are the same number.
+    # Standard retry mode: jittered exponential backoff on throttling, 5xx and connection
+    # errors, bounded attempts, and a client-side retry quota so that an outage does not
+    # multiply the load. The timeouts are per attempt; the request deadline bounds the sum.
     return AioConfig(
         max_pool_connections=settings.max_pool_connections,
-        retries={"mode": "standard", "max_attempts": 3},
+        retries={"mode": "standard", "total_max_attempts": settings.dynamodb_max_attempts},
+        connect_timeout=settings.dynamodb_connect_timeout_seconds,
+        read_timeout=settings.dynamodb_read_timeout_seconds,
     )
 
 
@@ -42,4 +47,9 @@ async def open_dynamo(settings: Settings) -> AsyncIterator[Dynamo]:
         region_name=settings.region,
         config=client_config(settings),
     ) as client:
-        yield Dynamo(client, settings.tables, max_concurrency=settings.max_pool_connections)
+        yield Dynamo(
+            client,
+            settings.tables,
+            max_concurrency=settings.max_pool_connections,
+            unprocessed_deadline=settings.dynamodb_unprocessed_deadline_seconds,
+        )

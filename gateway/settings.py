@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -46,6 +47,16 @@ class Settings:
     graphiql: bool = True
     introspection: bool = True
     cors_origins: tuple[str, ...] = ()
+    # Reliability (issue 5): botocore's standard retry mode with this many attempts in all
+    # (first try included), socket timeouts per attempt, and one deadline per GraphQL request
+    # that bounds every DynamoDB call of the request, retries and UnprocessedKeys rounds too.
+    dynamodb_max_attempts: int = 3
+    dynamodb_connect_timeout_seconds: float = 1.0
+    dynamodb_read_timeout_seconds: float = 2.0
+    dynamodb_unprocessed_deadline_seconds: float = 5.0
+    request_deadline_seconds: float = 10.0
+    readiness_timeout_seconds: float = 2.0
+    shutdown_grace_seconds: float = 20.0
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -92,6 +103,27 @@ class Settings:
             graphiql=env.boolean("INSIGHT_GRAPHIQL", True),
             introspection=env.boolean("INSIGHT_INTROSPECTION", True),
             cors_origins=env.origins("INSIGHT_CORS_ORIGINS"),
+            dynamodb_max_attempts=env.integer(
+                "INSIGHT_DYNAMODB_MAX_ATTEMPTS", 3, minimum=1, maximum=10
+            ),
+            dynamodb_connect_timeout_seconds=env.number(
+                "INSIGHT_DYNAMODB_CONNECT_TIMEOUT_SECONDS", 1.0, minimum=0.01, maximum=60
+            ),
+            dynamodb_read_timeout_seconds=env.number(
+                "INSIGHT_DYNAMODB_READ_TIMEOUT_SECONDS", 2.0, minimum=0.01, maximum=60
+            ),
+            dynamodb_unprocessed_deadline_seconds=env.number(
+                "INSIGHT_DYNAMODB_UNPROCESSED_DEADLINE_SECONDS", 5.0, minimum=0.01, maximum=60
+            ),
+            request_deadline_seconds=env.number(
+                "INSIGHT_REQUEST_DEADLINE_SECONDS", 10.0, minimum=0.01, maximum=300
+            ),
+            readiness_timeout_seconds=env.number(
+                "INSIGHT_READINESS_TIMEOUT_SECONDS", 2.0, minimum=0.01, maximum=60
+            ),
+            shutdown_grace_seconds=env.number(
+                "INSIGHT_SHUTDOWN_GRACE_SECONDS", 20.0, minimum=0, maximum=600
+            ),
         )
 
 
@@ -131,6 +163,29 @@ class _Env:
                     f"{name} must list origins like https://app.example.com, not {origin!r}"
                 )
         return origins
+
+    def number(
+        self,
+        name: str,
+        default: float,
+        *,
+        minimum: float | None = None,
+        maximum: float | None = None,
+    ) -> float:
+        raw = self.string(name)
+        if raw is None:
+            return default
+        try:
+            value = float(raw)
+        except ValueError:
+            raise SettingsError(f"{name} must be a number, not {raw!r}") from None
+        if not math.isfinite(value):
+            raise SettingsError(f"{name} must be a finite number, not {raw!r}")
+        if minimum is not None and value < minimum:
+            raise SettingsError(f"{name} must be at least {minimum}, not {value}")
+        if maximum is not None and value > maximum:
+            raise SettingsError(f"{name} must be at most {maximum}, not {value}")
+        return value
 
     def boolean(self, name: str, default: bool) -> bool:
         raw = self.string(name)

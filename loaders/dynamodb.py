@@ -1,5 +1,5 @@
 """`Dynamo`: the one door to DynamoDB. Every call goes through it, so errors are wrapped,
-concurrency is bounded and calls can be counted in one place."""
+concurrency is bounded, the request's deadline is kept and calls are observed in one place."""
 
 from __future__ import annotations
 
@@ -7,13 +7,17 @@ import asyncio
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 from botocore.exceptions import BotoCoreError, ClientError
 
 from gateway.errors import DynamoDBUnavailable
 from loaders.call_log import current_call_log
 from loaders.codec import Item, from_wire, to_wire, value_to_wire
+from loaders.deadline import current_deadline
 from loaders.keys import ItemKey, QueryKey
 from loaders.tables import Table, TableNames
 
@@ -34,8 +38,42 @@ UNAVAILABLE_CODES = frozenset(
         "ServiceUnavailable",
         "LimitExceededException",
         "TransactionInProgressException",
+        "RequestTimeout",
+        "RequestTimeoutException",
     }
 )
+
+# The HTTP attempts botocore makes for the call in flight in this task (retries included);
+# set by `Dynamo.call`, counted by a client event handler.
+_attempts: ContextVar[list[int] | None] = ContextVar("dynamodb_attempts", default=None)
+
+
+def _count_attempt(**_: Any) -> None:
+    counter = _attempts.get()
+    if counter is not None:
+        counter[0] += 1
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedCall:
+    """One finished `Dynamo.call`, as observers see it."""
+
+    operation: str
+    params: Mapping[str, Any]
+    seconds: float
+    #: HTTP attempts botocore made (1 + its retries); 0 when it never reached botocore.
+    attempts: int
+    response: Mapping[str, Any] | None
+    #: What the call raised (already wrapped), None on success.
+    error: BaseException | None
+
+    @property
+    def retries(self) -> int:
+        return max(0, self.attempts - 1)
+
+
+#: Told of every finished call (metrics, per-request accounting).
+CallObserver = Callable[[FinishedCall], None]
 
 
 class ConditionFailed(Exception):
@@ -67,6 +105,12 @@ class Dynamo:
     ) -> None:
         self.client = client
         self.tables = tables
+        #: Called after every call, success or failure (metrics, per-request accounting).
+        #: An observer must be quick and must not raise.
+        self.observers: list[CallObserver] = []
+        client.meta.events.register(
+            "request-created.dynamodb", _count_attempt, unique_id="gateway-dynamo-attempts"
+        )
         self._table_of_name = {name: table for table, name in tables.all().items()}
         if max_concurrency is None:
             # botocore sets every option on its Config, but its stubs do not declare them.
@@ -81,29 +125,53 @@ class Dynamo:
         self._query_page_size = query_page_size
 
     async def call(self, operation: str, **params: Any) -> dict[str, Any]:
-        """Send one DynamoDB operation (by its client method name), wrapping its errors."""
+        """Send one DynamoDB operation (by its client method name), wrapping its errors.
+
+        The wait for a slot and the call (botocore's retries included) both count against
+        the request's deadline (`loaders.deadline`); past it the call is abandoned."""
         method: Callable[..., Any] = getattr(self.client, operation)
         log = current_call_log()
-        record = log.issue(operation) if log is not None else None
+        logged = log.issue(operation) if log is not None else None
+        attempts = [0]
+        token = _attempts.set(attempts)
+        started = time.monotonic()
         response: dict[str, Any] | None = None
+        failure: BaseException | None = None
         try:
-            async with self._slots:
+            async with asyncio.timeout_at(current_deadline()), self._slots:
                 response = await method(**params)
-                return response
+            return response
         except ClientError as error:
-            code = error.response.get("Error", {}).get("Code", "")
-            if code == "ConditionalCheckFailedException":
-                raise ConditionFailed(code) from error
-            status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
-            if code in UNAVAILABLE_CODES or status >= 500:
-                raise DynamoDBUnavailable(cause=error) from error
-            raise DynamoDBFailure(f"{operation} refused: {code}") from error
-        except (BotoCoreError, TimeoutError, OSError) as error:
-            raise DynamoDBUnavailable(cause=error) from error
+            failure = self._classify(operation, error)
+            raise failure from error
+        except (BotoCoreError, aiohttp.ClientError, TimeoutError, OSError) as error:
+            failure = DynamoDBUnavailable(cause=error)
+            raise failure from error
         finally:
-            if record is not None:
+            _attempts.reset(token)
+            if logged is not None:
                 assert log is not None
-                log.answer(record, response)
+                log.answer(logged, response)
+            record = FinishedCall(
+                operation=operation,
+                params=params,
+                seconds=time.monotonic() - started,
+                attempts=attempts[0],
+                response=response,
+                error=failure,
+            )
+            for observer in self.observers:
+                observer(record)
+
+    @staticmethod
+    def _classify(operation: str, error: ClientError) -> Exception:
+        code = error.response.get("Error", {}).get("Code", "")
+        if code == "ConditionalCheckFailedException":
+            return ConditionFailed(code)
+        status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
+        if code in UNAVAILABLE_CODES or status >= 500:
+            return DynamoDBUnavailable(cause=error)
+        return DynamoDBFailure(f"{operation} refused: {code}")
 
     # --- reads ------------------------------------------------------------------------
 
@@ -127,7 +195,7 @@ class Dynamo:
             table = request.setdefault(self.tables.name(key.table), {"Keys": []})
             table["Keys"].append(key.attributes())
         found: dict[ItemKey, Item] = {}
-        deadline = time.monotonic() + self._unprocessed_deadline
+        deadline = asyncio.get_running_loop().time() + self._unprocessed_deadline
         attempt = 0
         while request:
             if attempt:
@@ -145,8 +213,13 @@ class Dynamo:
         return found
 
     async def _backoff(self, attempt: int, deadline: float) -> None:
+        """Full-jitter exponential backoff before re-sending unprocessed keys or items;
+        gives up rather than sleep past this batch's deadline or the request's (both on
+        the event loop's clock)."""
         delay = random.uniform(0, min(self._backoff_cap, self._backoff_base * 2**attempt))
-        if time.monotonic() + delay > deadline:
+        wake = asyncio.get_running_loop().time() + delay
+        request_deadline = current_deadline()
+        if wake > deadline or (request_deadline is not None and wake > request_deadline):
             raise DynamoDBUnavailable(cause=TimeoutError("unprocessed keys past the deadline"))
         await asyncio.sleep(delay)
 
@@ -220,7 +293,7 @@ class Dynamo:
             for table, item in items[start : start + BATCH_WRITE_LIMIT]:
                 writes = request.setdefault(self.tables.name(table), [])
                 writes.append({"PutRequest": {"Item": to_wire(item)}})
-            deadline = time.monotonic() + self._unprocessed_deadline
+            deadline = asyncio.get_running_loop().time() + self._unprocessed_deadline
             attempt = 0
             while request:
                 if attempt:

@@ -1,0 +1,243 @@
+"""A fault-injecting HTTP proxy on 127.0.0.1 in front of a DynamoDB server.
+
+The gateway's client talks to the proxy as it would to DynamoDB; each rule makes the next
+matching requests fail the way DynamoDB or the network fails: a throttling or 500 answer
+(botocore's own retry code sees real responses), a BatchGetItem that leaves keys
+unprocessed, a response slower than the read timeout, or a connection closed mid-call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+
+JSON_TYPE = "application/x-amz-json-1.0"
+TARGET_PREFIX = "DynamoDB_20120810."
+
+
+@dataclass(frozen=True, slots=True)
+class Throttle:
+    """400 ProvisionedThroughputExceededException, as DynamoDB answers a hot partition."""
+
+    code: str = "ProvisionedThroughputExceededException"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerError:
+    """500 InternalServerError."""
+
+
+@dataclass(frozen=True, slots=True)
+class Delay:
+    """Answer correctly, but only after `seconds`."""
+
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class Drop:
+    """Read the request, then close the connection without a byte of answer."""
+
+
+@dataclass(frozen=True, slots=True)
+class Unprocess:
+    """BatchGetItem: pass only the first `keep` keys of each table on; answer the rest as
+    UnprocessedKeys (DynamoDB does this when a call exceeds its capacity or size limit)."""
+
+    keep: int = 0
+
+
+Fault = Throttle | ServerError | Delay | Drop | Unprocess
+
+
+@dataclass(slots=True)
+class Rule:
+    operation: str
+    fault: Fault
+    times: int
+    when: Callable[[dict[str, Any]], bool] | None = None
+    used: int = 0
+
+    def matches(self, operation: str, body: dict[str, Any]) -> bool:
+        if self.used >= self.times or operation != self.operation:
+            return False
+        return self.when is None or self.when(body)
+
+
+@dataclass
+class FaultProxy:
+    upstream: str
+    rules: list[Rule] = field(default_factory=list)
+    #: Requests received, by operation (every HTTP attempt, retries included).
+    received: Counter[str] = field(default_factory=Counter)
+    #: Faults injected, by operation.
+    injected: Counter[str] = field(default_factory=Counter)
+    _server: asyncio.Server | None = None
+    _session: aiohttp.ClientSession | None = None
+    _handlers: set[asyncio.Task[None]] = field(default_factory=set)
+
+    async def start(self) -> None:
+        self._session = aiohttp.ClientSession()
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            # A handler may be asleep in a Delay whose client has long given up.
+            for handler in list(self._handlers):
+                handler.cancel()
+            await asyncio.gather(*self._handlers, return_exceptions=True)
+            await self._server.wait_closed()
+        if self._session is not None:
+            await self._session.close()
+
+    @property
+    def endpoint_url(self) -> str:
+        assert self._server is not None
+        port = self._server.sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}"
+
+    def inject(
+        self,
+        operation: str,
+        fault: Fault,
+        *,
+        times: int = 1,
+        when: Callable[[dict[str, Any]], bool] | None = None,
+    ) -> None:
+        """Make the next `times` requests of `operation` (e.g. "BatchGetItem") whose JSON
+        body satisfies `when` fail with `fault`. Rules apply in the order injected."""
+        self.rules.append(Rule(operation, fault, times, when))
+
+    def reset(self) -> None:
+        self.rules.clear()
+        self.received.clear()
+        self.injected.clear()
+
+    # --- the HTTP side ----------------------------------------------------------------
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        handler = asyncio.current_task()
+        assert handler is not None
+        self._handlers.add(handler)
+        try:
+            while True:
+                request = await _read_request(reader)
+                if request is None:
+                    return
+                headers, body = request
+                if not await self._answer(headers, body, writer):
+                    return
+        except (ConnectionError, asyncio.IncompleteReadError):
+            return
+        finally:
+            self._handlers.discard(handler)
+            writer.close()
+
+    async def _answer(
+        self, headers: dict[str, str], body: bytes, writer: asyncio.StreamWriter
+    ) -> bool:
+        """Answer one request; False when the connection is to be dropped."""
+        operation = headers.get("x-amz-target", "").removeprefix(TARGET_PREFIX)
+        payload: dict[str, Any] = json.loads(body) if body else {}
+        self.received[operation] += 1
+        rule = next((r for r in self.rules if r.matches(operation, payload)), None)
+        fault = None
+        if rule is not None:
+            rule.used += 1
+            fault = rule.fault
+            self.injected[operation] += 1
+        if isinstance(fault, Drop):
+            return False
+        if isinstance(fault, Throttle):
+            _write(writer, 400, _error_body(fault.code, "Throughput exceeds the limit"))
+        elif isinstance(fault, ServerError):
+            _write(writer, 500, _error_body("InternalServerError", "Internal server error"))
+        elif isinstance(fault, Unprocess):
+            status, answer = await self._unprocess(headers, payload, fault.keep)
+            _write(writer, status, answer)
+        else:
+            if isinstance(fault, Delay):
+                await asyncio.sleep(fault.seconds)
+            status, answer = await self._forward(headers, body)
+            _write(writer, status, answer)
+        await writer.drain()
+        return True
+
+    async def _forward(self, headers: dict[str, str], body: bytes) -> tuple[int, bytes]:
+        assert self._session is not None
+        passed = {k: v for k, v in headers.items() if k not in {"host", "content-length"}}
+        async with self._session.post(self.upstream + "/", data=body, headers=passed) as reply:
+            return reply.status, await reply.read()
+
+    async def _unprocess(
+        self, headers: dict[str, str], payload: dict[str, Any], keep: int
+    ) -> tuple[int, bytes]:
+        sent: dict[str, Any] = {}
+        held: dict[str, Any] = {}
+        for table, request in payload["RequestItems"].items():
+            keys = request["Keys"]
+            if keys[:keep]:
+                sent[table] = {**request, "Keys": keys[:keep]}
+            if keys[keep:]:
+                held[table] = {**request, "Keys": keys[keep:]}
+        answer: dict[str, Any] = {"Responses": {}}
+        if sent:
+            body = json.dumps({**payload, "RequestItems": sent}).encode()
+            status, raw = await self._forward(headers, body)
+            if status != 200:
+                return status, raw
+            answer = json.loads(raw)
+        answer["UnprocessedKeys"] = held
+        return 200, json.dumps(answer).encode()
+
+
+async def _read_request(reader: asyncio.StreamReader) -> tuple[dict[str, str], bytes] | None:
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+    except asyncio.IncompleteReadError:
+        return None
+    lines = head.decode("latin-1").split("\r\n")
+    headers: dict[str, str] = {}
+    for line in lines[1:]:
+        name, sep, value = line.partition(":")
+        if sep:
+            headers[name.strip().lower()] = value.strip()
+    length = int(headers.get("content-length", "0"))
+    body = await reader.readexactly(length) if length else b""
+    return headers, body
+
+
+def _error_body(code: str, message: str) -> bytes:
+    return json.dumps(
+        {"__type": f"com.amazonaws.dynamodb.v20120810#{code}", "message": message}
+    ).encode()
+
+
+def _write(writer: asyncio.StreamWriter, status: int, body: bytes) -> None:
+    # No x-amz-crc32: a rewritten body would fail botocore's checksum check.
+    reason = {200: "OK", 400: "Bad Request", 500: "Internal Server Error"}.get(status, "Status")
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\n"
+        f"Content-Type: {JSON_TYPE}\r\n"
+        f"Content-Length: {len(body)}\r\n"
+        "Connection: keep-alive\r\n\r\n"
+    )
+    writer.write(head.encode("latin-1") + body)
+
+
+@contextlib.asynccontextmanager
+async def fault_proxy(upstream: str) -> Any:
+    proxy = FaultProxy(upstream)
+    await proxy.start()
+    try:
+        yield proxy
+    finally:
+        await proxy.stop()
