@@ -6,14 +6,13 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from gateway.clock import Clock, SystemClock
 from gateway.cors import cors_middleware
 from gateway.graphiql import GraphiQLDefaults, graphiql_static_mount
 from gateway.graphql_view import GatewayGraphQL
+from gateway.health import healthz, readyz
 from gateway.resources import open_dynamo
 from gateway.settings import Settings
 from gateway.tracing import tracing_from_settings
@@ -21,10 +20,6 @@ from loaders.lock import LockClient
 from schema.cost_policy import GATEWAY_COST_POLICY
 from schema.extensions import request_extensions
 from schema.root import build_schema
-
-
-async def healthz(request: Request) -> JSONResponse:
-    return JSONResponse({"status": "ok"})
 
 
 def create_app(
@@ -48,7 +43,11 @@ def create_app(
             app.state.dynamo = dynamo
             # One lock client per process: one owner name, as a Go service has.
             app.state.locks = LockClient(dynamo)
-            yield
+            try:
+                yield
+            finally:
+                # From here /readyz answers 503 while the client closes.
+                del app.state.dynamo
         await tracing.shutdown()
 
     schema = build_schema(
@@ -60,6 +59,7 @@ def create_app(
             # Every method reaches the view, which answers the wrong ones with a GraphQL 405.
             Route("/graphql", graphql),
             Route("/healthz", healthz, methods=["GET"]),
+            Route("/readyz", readyz, methods=["GET"]),
             graphiql_static_mount(),
         ],
         middleware=cors_middleware(settings),

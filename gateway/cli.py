@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import math
 import sys
 from collections.abc import Sequence
 
@@ -178,7 +179,15 @@ def run_serve(args: argparse.Namespace, settings: Settings) -> int:
     try:
         app = create_app(settings, graphiql=graphiql)
         print(f"GraphiQL: http://{args.host}:{args.port}/graphql", flush=True)
-        uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+        # On SIGTERM uvicorn stops accepting, lets in-flight requests finish (up to the
+        # grace period), then runs the lifespan's exit, which closes the DynamoDB client.
+        uvicorn.run(
+            app,
+            host=args.host,
+            port=args.port,
+            log_level="info",
+            timeout_graceful_shutdown=math.ceil(settings.shutdown_grace_seconds),
+        )
     finally:
         if embedded is not None:
             embedded.stop()
