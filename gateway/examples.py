@@ -52,17 +52,28 @@ def demo_user_query(user_id: str) -> str:
     """The query GraphiQL opens on in the embedded mode: one demo user, most of its fields."""
     literal = json.dumps(user_id)  # a GraphQL string literal is a JSON string
     return f"""\
-# A demo user of the embedded DynamoDB. The Headers tab below holds a ready token.
-# Run it with Ctrl-Enter or the play button; Ctrl-Space completes.
+# A demo user of the embedded DynamoDB; the
+# Headers tab below holds a ready token.
+# Run: Ctrl-Enter. Complete: Ctrl-Space.
 query DemoUser {{
   user(id: {literal}) {{
     id
-    payday {{ predictionDate nextDate frequency fm {{ payday instantCollectionDate }} }}
-    incomeVerification {{ verificationStatus amountInCents }}
-    savingsMonths(months: 2) {{ month totalAvailable }}
+    payday {{
+      predictionDate
+      nextDate
+      fm {{ payday instantCollectionDate }}
+    }}
+    incomeVerification {{
+      verificationStatus
+      amountInCents
+    }}
+    savingsMonths(months: 2) {{
+      month
+      totalAvailable
+    }}
     alert {{ alertSent cooldownUntil }}
     lowBalanceAlert
-    recurringExpenses {{ merchantName amount dueDate }}
+    recurringExpenses {{ merchantName dueDate }}
     cashAdvanceScores(limit: 2) {{ score scoredAt }}
   }}
 }}
