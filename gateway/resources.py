@@ -22,6 +22,9 @@ def dynamodb_session() -> aioboto3.Session:
     return aioboto3.Session(botocore_session=botocore_session)
 
 
+USER_AGENT = "insight-gateway/0.1"
+
+
 def client_config(settings: Settings) -> AioConfig:
     # botocore's default pool of 10 connections would queue a wide request; the pool and
     # Dynamo's in-flight cap are the same number.
@@ -30,6 +33,9 @@ def client_config(settings: Settings) -> AioConfig:
     # multiply the load. The timeouts are per attempt; the request deadline bounds the sum.
     return AioConfig(
         max_pool_connections=settings.max_pool_connections,
+        # A fixed User-Agent: botocore's own is rebuilt (and regex-sanitised) twice a call,
+        # ~70 us, which the bench's profile showed at 100 users' 300 calls.
+        user_agent=USER_AGENT,
         retries={"mode": "standard", "total_max_attempts": settings.dynamodb_max_attempts},
         connect_timeout=settings.dynamodb_connect_timeout_seconds,
         read_timeout=settings.dynamodb_read_timeout_seconds,

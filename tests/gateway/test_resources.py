@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gateway.resources import open_dynamo
+from gateway.resources import USER_AGENT, open_dynamo
 from gateway.settings import Settings
 from loaders.wire_parser import FastResponseParserFactory
 
@@ -14,3 +14,4 @@ async def test_the_cap_is_the_pool_and_the_parser_is_the_fast_one(endpoint_url: 
         assert dynamo.client.meta.config.max_pool_connections == 17  # type: ignore[attr-defined]
         factory = dynamo.client._endpoint._response_parser_factory  # type: ignore[attr-defined]
         assert isinstance(factory, FastResponseParserFactory)
+        assert dynamo.client.meta.config.user_agent.startswith(USER_AGENT)  # type: ignore[attr-defined]

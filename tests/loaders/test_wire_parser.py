@@ -46,13 +46,15 @@ RESPONSES: dict[str, dict[str, Any]] = {
 }
 
 
-async def _parse(factory: Any, operation: str, body: dict[str, Any], status: int = 200) -> Any:
+async def _parse(
+    factory: Any, operation: str, body: dict[str, Any] | bytes, status: int = 200
+) -> Any:
     model = botocore.session.get_session().get_service_model("dynamodb")
     shape = model.operation_model(operation).output_shape
     response = {
         "status_code": status,
         "headers": {"x-amzn-requestid": "req-1"},
-        "body": json.dumps(body).encode(),
+        "body": body if isinstance(body, bytes) else json.dumps(body).encode(),
         "context": {"operation_name": operation},
     }
     return await factory.create_parser("json").parse(response, shape)
@@ -73,3 +75,10 @@ async def test_errors_are_parsed_as_botocore_does() -> None:
     stock = await _parse(AioResponseParserFactory(), "Query", body, status=400)
     assert fast == stock
     assert fast["Error"]["Code"] == "ResourceNotFoundException"
+
+
+@pytest.mark.parametrize("body", [b"not json", b"", b'{"Item": {"s": {"S": "\\ud800"}}}'])
+async def test_bodies_orjson_refuses_are_parsed_as_botocore_does(body: bytes) -> None:
+    fast = await _parse(FastResponseParserFactory(), "GetItem", body)
+    stock = await _parse(AioResponseParserFactory(), "GetItem", body)
+    assert fast == stock
