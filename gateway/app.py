@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.routing import Route
 
 from gateway.clock import Clock, SystemClock
@@ -13,6 +14,8 @@ from gateway.cors import cors_middleware
 from gateway.graphiql import GraphiQLDefaults, graphiql_static_mount
 from gateway.graphql_view import GatewayGraphQL
 from gateway.health import healthz, readyz
+from gateway.logs import AccessLog
+from gateway.metrics import HttpMetrics, Metrics
 from gateway.resources import open_dynamo
 from gateway.settings import Settings
 from gateway.tracing import tracing_from_settings
@@ -36,11 +39,13 @@ def create_app(
     clock = clock or SystemClock()
 
     tracing = tracing_from_settings(settings)
+    metrics = Metrics()
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with open_dynamo(settings) as dynamo:
             app.state.dynamo = dynamo
+            dynamo.observers.append(metrics.observe_call)
             # One lock client per process: one owner name, as a Go service has.
             app.state.locks = LockClient(dynamo)
             try:
@@ -51,7 +56,11 @@ def create_app(
         await tracing.shutdown()
 
     schema = build_schema(
-        [*request_extensions(settings, GATEWAY_COST_POLICY), *tracing.schema_extensions]
+        [
+            metrics.schema_extension,
+            *request_extensions(settings, GATEWAY_COST_POLICY),
+            *tracing.schema_extensions,
+        ]
     )
     graphql = GatewayGraphQL(schema, settings=settings, clock=clock, graphiql=graphiql)
     app = Starlette(
@@ -60,11 +69,18 @@ def create_app(
             Route("/graphql", graphql),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
+            Route("/metrics", metrics.endpoint, methods=["GET"]),
             graphiql_static_mount(),
         ],
-        middleware=cors_middleware(settings),
+        # Outermost: every answer is counted, CORS refusals too.
+        middleware=[
+            Middleware(AccessLog),
+            Middleware(HttpMetrics, metrics=metrics),
+            *cors_middleware(settings),
+        ],
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.metrics = metrics
     tracing.install(app)
     return app

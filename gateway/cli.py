@@ -18,6 +18,7 @@ from gateway.demo import ADA, seed_demo
 from gateway.embedded import EmbeddedDynamoDB
 from gateway.examples import demo_user_query
 from gateway.graphiql import GraphiQLDefaults
+from gateway.logs import log_config
 from gateway.resources import open_dynamo
 from gateway.settings import Settings, SettingsError
 from gateway.token_command import add_token_command, demo_token, generated_secret
@@ -186,6 +187,8 @@ def run_serve(args: argparse.Namespace, settings: Settings) -> int:
             host=args.host,
             port=args.port,
             log_level="info",
+            log_config=log_config(),
+            access_log=False,
             timeout_graceful_shutdown=math.ceil(settings.shutdown_grace_seconds),
         )
     finally:

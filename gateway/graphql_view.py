@@ -40,6 +40,7 @@ from gateway.graphql_request import (
     require_json_body,
 )
 from gateway.http_problem import HttpProblem
+from gateway.logs import bind_request_id
 from gateway.media_types import GRAPHQL_RESPONSE_JSON, JSON, negotiate, prefers_html
 from gateway.persisted_queries import PersistedQueries
 from gateway.principal import Principal
@@ -91,6 +92,7 @@ class GatewayGraphQL(GraphQL[Context, None]):
             return
         request = Request(scope, receive=receive)
         request_id = request_id_of(request)
+        bind_request_id(request_id)
         media_type = negotiate(request.headers.get("accept")) or JSON
         try:
             response = await self.respond(request, request_id)

@@ -30,6 +30,13 @@ class Throttle:
 
 
 @dataclass(frozen=True, slots=True)
+class Refuse:
+    """400 with a code that says the request itself is wrong (not retried)."""
+
+    code: str = "ValidationException"
+
+
+@dataclass(frozen=True, slots=True)
 class ServerError:
     """500 InternalServerError."""
 
@@ -54,7 +61,7 @@ class Unprocess:
     keep: int = 0
 
 
-Fault = Throttle | ServerError | Delay | Drop | Unprocess
+Fault = Throttle | Refuse | ServerError | Delay | Drop | Unprocess
 
 
 @dataclass(slots=True)
@@ -158,6 +165,10 @@ class FaultProxy:
             return False
         if isinstance(fault, Throttle):
             _write(writer, 400, _error_body(fault.code, "Throughput exceeds the limit"))
+        elif isinstance(fault, Refuse):
+            _write(
+                writer, 400, _error_body(fault.code, "One or more parameter values were invalid")
+            )
         elif isinstance(fault, ServerError):
             _write(writer, 500, _error_body("InternalServerError", "Internal server error"))
         elif isinstance(fault, Unprocess):

@@ -18,6 +18,8 @@ from gateway.app import create_app
 from gateway.clock import FixedClock
 from gateway.context import build_context
 from gateway.demo import ADA, seed_demo
+from gateway.logs import AccessLog
+from gateway.metrics import HttpMetrics
 from gateway.principal import Principal
 from gateway.settings import Settings, SettingsError
 from gateway.tracing import tracing_from_settings
@@ -60,7 +62,8 @@ def test_tracing_is_off_by_default_and_adds_nothing() -> None:
     assert settings.otel_enabled is False
     assert not tracing.enabled
     assert tracing.schema_extensions == ()
-    assert app.user_middleware == []
+    # Only the gateway's own access log and metrics: no tracing middleware.
+    assert [getattr(m, "cls", None) for m in app.user_middleware] == [AccessLog, HttpMetrics]
     assert not _is_instrumented()
 
 

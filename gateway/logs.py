@@ -1,0 +1,127 @@
+"""Structured logs: one JSON object a line, each carrying the request id of the request it
+was written for (the same id as the X-Request-ID header and a masked error's `requestId`),
+and an access log line per HTTP request."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from contextvars import ContextVar
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.datastructures import MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+_request_id: ContextVar[str | None] = ContextVar("log_request_id", default=None)
+
+access_logger = logging.getLogger("gateway.access")
+
+#: `extra=` fields that the JSON line carries (others stay out: they may be anything).
+EXTRA_FIELDS = ("method", "path", "status", "duration_ms")
+
+
+def bind_request_id(request_id: str) -> None:
+    """Every log line written from here on in this request's task (and the tasks it
+    starts) carries `request_id`."""
+    _request_id.set(request_id)
+
+
+def current_request_id() -> str | None:
+    return _request_id.get()
+
+
+class RequestIdFilter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, "request_id", None) is None:
+            record.request_id = _request_id.get()
+        return True
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        request_id = getattr(record, "request_id", None)
+        if request_id:
+            line["request_id"] = request_id
+        for name in EXTRA_FIELDS:
+            if hasattr(record, name):
+                line[name] = getattr(record, name)
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        return json.dumps(line, default=str, ensure_ascii=False)
+
+
+def log_config(level: str = "INFO") -> dict[str, Any]:
+    """A `logging.config.dictConfig` (and uvicorn `log_config`) sending every logger,
+    uvicorn's too, to stderr as JSON lines. uvicorn's own access log is replaced by
+    `AccessLog`, which knows the request id."""
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "filters": {"request_id": {"()": RequestIdFilter}},
+        "formatters": {"json": {"()": JsonFormatter}},
+        "handlers": {
+            "stderr": {
+                "class": "logging.StreamHandler",
+                "stream": "ext://sys.stderr",
+                "formatter": "json",
+                "filters": ["request_id"],
+            }
+        },
+        "root": {"handlers": ["stderr"], "level": level},
+        "loggers": {
+            "uvicorn": {"handlers": [], "level": level, "propagate": True},
+            "uvicorn.error": {"handlers": [], "level": level, "propagate": True},
+            "uvicorn.access": {"handlers": [], "level": "WARNING", "propagate": False},
+            # botocore's DEBUG/INFO is per-attempt noise; its warnings still show.
+            "botocore": {"level": "WARNING"},
+            "aiobotocore": {"level": "WARNING"},
+        },
+    }
+
+
+class AccessLog:
+    """One `gateway.access` line per HTTP request: method, path, status, duration, and the
+    request id the gateway answered with (X-Request-ID)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+        request_id: str | None = None
+
+        async def sending(message: Message) -> None:
+            nonlocal status, request_id
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                request_id = MutableHeaders(scope=message).get("x-request-id")
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            access_logger.info(
+                "%s %s %s",
+                scope["method"],
+                scope["path"],
+                status,
+                extra={
+                    "method": scope["method"],
+                    "path": scope["path"],
+                    "status": status,
+                    "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+                    "request_id": request_id,
+                },
+            )
