@@ -17,6 +17,13 @@ $(STAMP): pyproject.toml
 graphiql-assets: $(STAMP)
 	$(BIN)/python -m gateway.graphiql_assets
 
+# dynalite, the second DynamoDB implementation the loader tests run against, at the versions
+# of its committed package-lock.json (node_modules is never committed).
+DYNALITE := tests/dynalite/node_modules/.package-lock.json
+$(DYNALITE): tests/dynalite/package-lock.json
+	npm ci --prefix tests/dynalite --no-audit --no-fund --loglevel=error
+	touch $(DYNALITE)
+
 # schema.graphql is the printed SDL; a test fails until it is regenerated after a schema change.
 schema: $(STAMP)
 	$(BIN)/insight-gateway schema > schema.graphql
@@ -31,7 +38,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-pytest: $(STAMP) graphiql-assets
+pytest: $(STAMP) graphiql-assets $(DYNALITE)
 	$(BIN)/pytest
 
 clean:

@@ -52,16 +52,22 @@ class TableNames:
         return {table: self.name(table) for table in Table}
 
 
-async def create_tables(client: DynamoDBClient, names: TableNames) -> None:
+async def create_tables(client: DynamoDBClient, names: TableNames, *, ttl: bool = True) -> None:
     """Create the five tables (on-demand billing) and enable TTL on `ttl` where items have one.
 
     Only for local DynamoDB (embedded mode, `create-tables`, tests): in AWS the
-    tables belong to the Insight Service's infrastructure.
+    tables belong to the Insight Service's infrastructure. `ttl=False` skips the TTL step,
+    for an implementation without UpdateTimeToLive (dynalite); readers never rely on it,
+    since they drop expired items themselves.
     """
-    await asyncio.gather(*(_create_table(client, table, names.name(table)) for table in Table))
+    await asyncio.gather(
+        *(_create_table(client, table, names.name(table), ttl=ttl) for table in Table)
+    )
 
 
-async def _create_table(client: DynamoDBClient, table: Table, name: str) -> None:
+async def _create_table(
+    client: DynamoDBClient, table: Table, name: str, *, ttl: bool = True
+) -> None:
     partition, sort = table.key_names
     attributes = [{"AttributeName": partition, "AttributeType": "S"}]
     schema = [{"AttributeName": partition, "KeyType": "HASH"}]
@@ -76,7 +82,7 @@ async def _create_table(client: DynamoDBClient, table: Table, name: str) -> None
     )
     waiter = client.get_waiter("table_exists")
     await waiter.wait(TableName=name, WaiterConfig={"Delay": 0.05, "MaxAttempts": 200})  # type: ignore[typeddict-item]
-    if table in TTL_TABLES:
+    if ttl and table in TTL_TABLES:
         await client.update_time_to_live(
             TableName=name, TimeToLiveSpecification={"Enabled": True, "AttributeName": "ttl"}
         )

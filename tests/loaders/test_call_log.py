@@ -11,8 +11,16 @@ from loaders.dynamodb import Dynamo, DynamoDBFailure
 from loaders.keys import ItemKey, QueryKey
 from loaders.tables import Table, TableNames
 
+#: The read capacity each implementation reports for the three empty reads below (two
+#: BatchGetItem, one Query): its own rounding, not a figure of ours. moto charges 1 a
+#: call; dynalite 0.5 an eventually consistent BatchGetItem (as DynamoDB does) and 0 an
+#: empty Query.
+EMPTY_READS_CAPACITY = {"moto": 3.0, "dynalite": 1.0}
 
-async def test_concurrent_calls_are_one_round_trip_and_chained_calls_two(dynamo: Dynamo) -> None:
+
+async def test_concurrent_calls_are_one_round_trip_and_chained_calls_two(
+    dynamo: Dynamo, backend: str
+) -> None:
     log = CallLog()
     with recording(log):
         await asyncio.gather(
@@ -22,7 +30,11 @@ async def test_concurrent_calls_are_one_round_trip_and_chained_calls_two(dynamo:
         assert log.round_trips == 1
         # A call sent after an answer came back may depend on it: the next round trip.
         await dynamo.batch_get([ItemKey(Table.PAVE, "LABEL#u", "PAVE#REFRESH_INSIGHTS")])
-    assert log.summary() == {"dynamodbCalls": 3, "roundTrips": 2, "readCapacityUnits": 3.0}
+    assert log.summary() == {
+        "dynamodbCalls": 3,
+        "roundTrips": 2,
+        "readCapacityUnits": EMPTY_READS_CAPACITY[backend],
+    }
     assert [record.depth for record in log.records] == [1, 1, 2]
     assert current_call_log() is None
 

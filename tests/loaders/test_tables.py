@@ -3,25 +3,35 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from loaders.tables import Table, TableNames
+from tests.loaders.conftest import skip_on_dynalite
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
 
 
+KEY_SCHEMAS = {
+    Table.PAVE: [("PK", "HASH"), ("SK", "RANGE")],
+    Table.INCOME_DETECTION: [("PK", "HASH"), ("SK", "RANGE")],
+    Table.DATACAPTURE: [("PK", "HASH"), ("SK", "RANGE")],
+    Table.BALANCE_SETTINGS: [("user_id", "HASH")],
+    Table.LOCKS: [("key", "HASH")],
+}
+
+
 async def test_create_tables_makes_the_contract_key_schemas(
     dynamodb: DynamoDBClient, tables: TableNames
 ) -> None:
-    expected = {
-        Table.PAVE: [("PK", "HASH"), ("SK", "RANGE")],
-        Table.INCOME_DETECTION: [("PK", "HASH"), ("SK", "RANGE")],
-        Table.DATACAPTURE: [("PK", "HASH"), ("SK", "RANGE")],
-        Table.BALANCE_SETTINGS: [("user_id", "HASH")],
-        Table.LOCKS: [("key", "HASH")],
-    }
-    for table, schema in expected.items():
+    for table, schema in KEY_SCHEMAS.items():
         described = await dynamodb.describe_table(TableName=tables.name(table))
         key_schema = [(k["AttributeName"], k["KeyType"]) for k in described["Table"]["KeySchema"]]
         assert key_schema == schema
+
+
+async def test_create_tables_enables_ttl_where_items_have_one(
+    dynamodb: DynamoDBClient, tables: TableNames, backend: str
+) -> None:
+    skip_on_dynalite(backend, "UpdateTimeToLive/DescribeTimeToLive")
+    for table in KEY_SCHEMAS:
         ttl = await dynamodb.describe_time_to_live(TableName=tables.name(table))
         status = ttl["TimeToLiveDescription"]
         if table in (Table.BALANCE_SETTINGS, Table.LOCKS):
