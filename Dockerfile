@@ -15,10 +15,12 @@ COPY loaders ./loaders
 COPY schema ./schema
 # Fetched and checked against their pinned hashes, then shipped inside the wheel.
 RUN python -m gateway.graphiql_assets
+# With the otel extra, so that INSIGHT_OTEL_ENABLED=true works in the image as it is.
 RUN python -m venv /opt/venv \
     && /opt/venv/bin/pip install --no-cache-dir --upgrade pip \
     && /opt/venv/bin/pip wheel --no-cache-dir --no-deps --wheel-dir /wheels . \
-    && /opt/venv/bin/pip install --no-cache-dir /wheels/insight_gateway-*.whl
+    && wheel="$(ls /wheels/insight_gateway-*.whl)" \
+    && /opt/venv/bin/pip install --no-cache-dir "${wheel}[otel]"
 
 FROM python:3.11.7-slim-bookworm AS runtime
 RUN groupadd --system --gid 10001 gateway \

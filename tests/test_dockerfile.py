@@ -51,7 +51,9 @@ def test_the_build_stage_fetches_the_graphiql_assets_then_builds_and_installs_th
 
     assert "python -m gateway.graphiql_assets" in runs
     assert runs.index("gateway.graphiql_assets") < runs.index("pip wheel")
-    assert "pip install --no-cache-dir /wheels/insight_gateway-" in runs
+    assert 'wheel="$(ls /wheels/insight_gateway-*.whl)"' in runs
+    # The wheel itself, with the tracing extra, never a same-named package from an index.
+    assert 'pip install --no-cache-dir "${wheel}[otel]"' in runs
 
 
 def test_the_runtime_stage_is_slim_non_root_and_gets_only_the_built_environment() -> None:
