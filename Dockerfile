@@ -30,11 +30,14 @@ ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     UVICORN_HOST=0.0.0.0 \
-    UVICORN_PORT=8000
+    UVICORN_PORT=8000 \
+    UVICORN_TIMEOUT_GRACEFUL_SHUTDOWN=20
 USER gateway:gateway
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
     CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:' + os.environ.get('UVICORN_PORT', '8000') + '/healthz', timeout=2)"]
-# uvicorn calls the factory, which reads the settings from the environment. Behind a load
-# balancer, FORWARDED_ALLOW_IPS (uvicorn's own variable) names the proxies to trust.
-CMD ["uvicorn", "--factory", "gateway.app:create_app", "--no-server-header"]
+# uvicorn calls the factory, which reads the settings from the environment and logs JSON
+# lines. uvicorn's own variables: FORWARDED_ALLOW_IPS names the load balancer's addresses to
+# trust, UVICORN_TIMEOUT_GRACEFUL_SHUTDOWN bounds how long SIGTERM waits for requests in flight
+# (what INSIGHT_SHUTDOWN_GRACE_SECONDS is to `insight-gateway serve`), WEB_CONCURRENCY workers.
+CMD ["uvicorn", "--factory", "gateway.asgi:create_app_from_environ", "--no-server-header"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import subprocess
 import sys
@@ -26,6 +27,7 @@ IMAGE_VARIABLES = {
     "PYTHONUNBUFFERED",
     "UVICORN_HOST",
     "UVICORN_PORT",
+    "UVICORN_TIMEOUT_GRACEFUL_SHUTDOWN",
 }
 
 
@@ -81,7 +83,7 @@ def test_configuration_comes_only_from_the_environment() -> None:
     assert RUNTIME.last("CMD").exec_form() == [
         "uvicorn",
         "--factory",
-        "gateway.app:create_app",
+        "gateway.asgi:create_app_from_environ",
         "--no-server-header",
     ]
 
@@ -163,6 +165,12 @@ def test_the_exact_cmd_serves_healthz_and_the_healthcheck_follows_it(
     served.terminate()
     served.wait(timeout=10)
     assert _run(healthcheck, image_environment) != 0
+    # The factory replaced uvicorn's plain logging: every line it wrote is a JSON object.
+    assert served.stderr is not None
+    lines = served.stderr.read().decode().splitlines()
+    logged = [json.loads(line) for line in lines if line.strip()]
+    assert any("Started server process" in entry["message"] for entry in logged), lines
+    assert all({"time", "level", "logger", "message"} <= set(entry) for entry in logged)
 
 
 def _run(command: list[str], env: dict[str, str]) -> int:

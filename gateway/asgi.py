@@ -1,0 +1,25 @@
+"""The entry point for uvicorn's own command line (the image's CMD):
+`uvicorn --factory gateway.asgi:create_app_from_environ`.
+
+It gives the gateway what `insight-gateway serve` gives it, JSON log lines on stderr with the
+request id, and takes its configuration only from the environment.
+"""
+
+from __future__ import annotations
+
+import logging.config
+
+from starlette.applications import Starlette
+
+from gateway.app import create_app
+from gateway.logs import log_config
+from gateway.settings import Settings
+
+
+def create_app_from_environ() -> Starlette:
+    """The app for uvicorn's `--factory`: settings from the environment, `serve`'s logging."""
+    settings = Settings.from_environ()
+    # uvicorn has configured its plain-text logging by the time it calls the factory;
+    # this replaces it, uvicorn's own loggers included, before the first request.
+    logging.config.dictConfig(log_config())
+    return create_app(settings)
