@@ -37,10 +37,20 @@ def attribute_value(value: dict[str, Any], blob: Callable[[str], bytes]) -> dict
     return value
 
 
+#: A body with no blob anywhere is handed over without visiting its values at all (our
+#: tables hold no blobs but the lock's `data`). A blob needs a `"B"` or `"BS"` key, unless
+#: spelled with escapes: any of these, even as a value, takes the careful path.
+BLOB_MARKS = (b'"B"', b'"BS"', b"\\u")
+
+
 class AttributeValueParser(_JSONParser):  # type: ignore[misc]
+    # One parser per response (aiobotocore creates them so): the flag is this body's.
+    _blobs = True
+
     def _parse_body_as_json(self, body_contents: bytes) -> Any:
         # orjson reads a 40 KB partition several times faster than the json module; a
         # body it refuses gets botocore's own handling.
+        self._blobs = any(mark in body_contents for mark in BLOB_MARKS)
         if body_contents:
             try:
                 return orjson.loads(body_contents)
@@ -50,12 +60,14 @@ class AttributeValueParser(_JSONParser):  # type: ignore[misc]
 
     def _handle_structure(self, shape: Any, value: Any) -> Any:
         if shape.name == ATTRIBUTE_VALUE and isinstance(value, dict):
-            return attribute_value(value, self._blob_parser)
+            return attribute_value(value, self._blob_parser) if self._blobs else value
         return super()._handle_structure(shape, value)
 
     def _handle_map(self, shape: Any, value: Any) -> Any:
         # Items, keys and the like: maps from attribute name to AttributeValue.
         if shape.value.name == ATTRIBUTE_VALUE:
+            if not self._blobs:
+                return value
             blob = self._blob_parser
             return {
                 name: attribute_value(inner, blob) if isinstance(inner, dict) else inner

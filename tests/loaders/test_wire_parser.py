@@ -82,3 +82,20 @@ async def test_bodies_orjson_refuses_are_parsed_as_botocore_does(body: bytes) ->
     fast = await _parse(FastResponseParserFactory(), "GetItem", body)
     stock = await _parse(AioResponseParserFactory(), "GetItem", body)
     assert fast == stock
+
+
+NO_BLOBS = {key: value for key, value in EVERY_TYPE.items() if key not in ("b", "bs", "m", "l")}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        json.dumps({"Items": [NO_BLOBS] * 3, "Count": 3, "ScannedCount": 3}).encode(),
+        # A blob key spelled with an escape is still a blob.
+        b'{"Items": [{"k": {"\\u0042": "' + B64.encode() + b'"}}], "Count": 1}',
+    ],
+)
+async def test_bodies_with_and_without_blobs(body: bytes) -> None:
+    fast = await _parse(FastResponseParserFactory(), "Query", body)
+    stock = await _parse(AioResponseParserFactory(), "Query", body)
+    assert fast == stock
