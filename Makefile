@@ -41,5 +41,9 @@ lint: $(STAMP)
 pytest: $(STAMP) graphiql-assets $(DYNALITE)
 	$(BIN)/pytest
 
+# The performance benchmark (bench/): dynalite from npm, the gateway under uvicorn, one table.
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
 clean:
 	rm -rf $(VENV) build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,5 @@
+from __future__ import annotations
+
+from bench.run import main
+
+main()

@@ -1,0 +1,115 @@
+"""The floor: the same reads as the gateway's plans, issued straight through one aioboto3
+client (botocore's parsing, no GraphQL, no rows), all at once under the same in-flight cap."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from loaders import keys
+from loaders.call_log import consumed_capacity_units
+from loaders.codec import months_back
+from loaders.keys import ItemKey, QueryKey
+from loaders.tables import TableNames
+
+if TYPE_CHECKING:
+    from types_aiobotocore_dynamodb import DynamoDBClient
+
+COLLECTION = "collection"
+PREFIX = "prefix"
+
+
+@dataclass
+class Tally:
+    calls: int = 0
+    read_capacity_units: float = 0.0
+
+
+def plan_of(user_id: str, today: date, plan: str) -> tuple[list[QueryKey], list[ItemKey]]:
+    """The Queries and point keys of one full User under `plan`."""
+    queries = [keys.latest_mine_query(user_id), keys.income_detection_runs_query(user_id, 10)]
+    points = [keys.payday(user_id), keys.pave_label(user_id), keys.balance_settings(user_id)]
+    if plan == COLLECTION:
+        table, pk = keys.user_partition(user_id)
+        queries.append(QueryKey(table, pk))
+    else:
+        queries += [
+            keys.recurring_query(user_id),
+            keys.rituals_query(user_id),
+            keys.cash_advance_scores_query(user_id, 10),
+            keys.last_pages_query(user_id),
+        ]
+        points += [
+            keys.income_verification(user_id),
+            keys.alert(user_id),
+            keys.income(user_id),
+            *(keys.savings_month(user_id, m) for m in months_back(today, 3)),
+        ]
+    return queries, points
+
+
+async def read_users(
+    client: DynamoDBClient,
+    tables: TableNames,
+    user_ids: list[str],
+    today: date,
+    plan: str,
+    slots: asyncio.Semaphore,
+) -> Tally:
+    tally = Tally()
+    queries: list[QueryKey] = []
+    points: list[ItemKey] = []
+    for user_id in dict.fromkeys(user_ids):
+        user_queries, user_points = plan_of(user_id, today, plan)
+        queries += user_queries
+        points += user_points
+
+    async def call(operation: str, **params: Any) -> dict[str, Any]:
+        async with slots:
+            response: dict[str, Any] = await getattr(client, operation)(**params)
+        tally.calls += 1
+        tally.read_capacity_units += consumed_capacity_units(response)
+        return response
+
+    async def query(key: QueryKey) -> list[dict[str, Any]]:
+        partition, sort = key.table.key_names
+        params: dict[str, Any] = {
+            "TableName": tables.name(key.table),
+            "KeyConditionExpression": "#pk = :pk",
+            "ExpressionAttributeNames": {"#pk": partition},
+            "ExpressionAttributeValues": {":pk": {"S": key.pk}},
+            "ScanIndexForward": not key.newest_first,
+            "ReturnConsumedCapacity": "TOTAL",
+        }
+        if key.sk_prefix and sort is not None:
+            params["KeyConditionExpression"] += " AND begins_with(#sk, :prefix)"
+            params["ExpressionAttributeNames"]["#sk"] = sort
+            params["ExpressionAttributeValues"][":prefix"] = {"S": key.sk_prefix}
+        if key.limit is not None:
+            params["Limit"] = key.limit
+        items: list[dict[str, Any]] = []
+        while True:
+            response = await call("query", **params)
+            items += response.get("Items", [])
+            last = response.get("LastEvaluatedKey")
+            if not last or key.limit is not None:
+                return items
+            params["ExclusiveStartKey"] = last
+
+    async def batch_get(page: list[ItemKey]) -> None:
+        request: dict[str, Any] = {}
+        for key in page:
+            request.setdefault(tables.name(key.table), {"Keys": []})["Keys"].append(
+                key.attributes()
+            )
+        while request:
+            response = await call(
+                "batch_get_item", RequestItems=request, ReturnConsumedCapacity="TOTAL"
+            )
+            request = response.get("UnprocessedKeys") or {}
+
+    pages = [points[start : start + 100] for start in range(0, len(points), 100)]
+    await asyncio.gather(*(query(q) for q in queries), *(batch_get(page) for page in pages))
+    return tally

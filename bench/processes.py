@@ -1,0 +1,105 @@
+"""The benchmark's separate processes, each on 127.0.0.1: dynalite, the delay proxy and the
+gateway under uvicorn. Each is stopped by its own process id when the benchmark ends."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DYNALITE_DIR = ROOT / "tests" / "dynalite"
+DYNALITE_BIN = DYNALITE_DIR / "node_modules" / ".bin" / "dynalite"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{process.args!r} exited with {process.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listening on 127.0.0.1:{port} after {timeout}s")
+
+
+@contextmanager
+def running(
+    args: list[str], port: int, env: Mapping[str, str] | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
+    process = subprocess.Popen(args, env={**os.environ, **(env or {})}, cwd=ROOT)
+    try:
+        wait_for_port(port, process)
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def ensure_dynalite() -> None:
+    """dynalite from the npm registry, at the version tests/dynalite/package-lock.json pins."""
+    if not DYNALITE_BIN.exists():
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=DYNALITE_DIR, check=True)
+
+
+def dynalite(port: int) -> list[str]:
+    # Tables are ACTIVE at once: the benchmark creates its tables and starts right away.
+    return [
+        str(DYNALITE_BIN),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--createTableMs",
+        "0",
+        "--deleteTableMs",
+        "0",
+        "--updateTableMs",
+        "0",
+    ]
+
+
+def delay_proxy(port: int, target_port: int, delay_ms: int) -> list[str]:
+    return [sys.executable, "-m", "bench.delay_proxy", str(port), str(target_port), str(delay_ms)]
+
+
+def gateway(port: int) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "--factory",
+        "bench.server:create_bench_app",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+        "--no-access-log",
+    ]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process so far (all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")

@@ -1,0 +1,74 @@
+"""The benchmark's server: the gateway's own app, plus two endpoints on the same process
+for comparison: `/bench/naive` (the gateway's schema over naive per-field reads) and
+`/bench/trivial` (a one-field strawberry schema: strawberry's own floor).
+
+Run by uvicorn as a factory: `uvicorn --factory bench.server:create_bench_app`.
+`BENCH_PLAN=prefix` turns the single-table collection off and `BENCH_PLAN=collection`
+uses it for every selection, to measure the plans the access plan chooses between."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import strawberry
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.websockets import WebSocket
+from strawberry.asgi import GraphQL
+
+from bench.naive import naive_reads
+from gateway.app import create_app
+from gateway.clock import SystemClock
+from gateway.context import Context
+from gateway.principal import DASHBOARD, Principal
+from gateway.settings import Settings
+from schema import access_plan
+from schema.root import build_schema
+
+
+@strawberry.type
+class TrivialQuery:
+    @strawberry.field
+    def hello(self) -> str:
+        return "world"
+
+
+class NaiveView(GraphQL[Context, None]):
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(build_schema(), graphql_ide=None)
+        self.settings = settings
+        self.clock = SystemClock()
+
+    async def get_context(
+        self, request: Request | WebSocket, response: Response | WebSocket
+    ) -> Context:
+        dynamo = request.app.state.dynamo
+        now = self.clock.now()
+        return Context(
+            settings=self.settings,
+            dynamo=dynamo,
+            reads=naive_reads(dynamo, now),
+            principal=Principal("bench", frozenset({DASHBOARD})),
+            clock=self.clock,
+            now=now,
+            cost_requested=request.headers.get("x-insight-cost") == "1",
+        )
+
+
+def create_bench_app() -> Starlette:
+    settings = Settings.from_environ()
+    plan = os.environ.get("BENCH_PLAN")
+    if plan == "prefix":
+        access_plan.MIN_PREFIX_QUERIES_FOR_COLLECTION = sys.maxsize
+    elif plan == "collection":
+        access_plan.MIN_PREFIX_QUERIES_FOR_COLLECTION = 1
+    app = create_app(settings)
+    trivial = GraphQL[None, None](strawberry.Schema(query=TrivialQuery), graphql_ide=None)
+    app.router.routes[:0] = [
+        Route("/bench/naive", NaiveView(settings), methods=["POST"]),
+        Route("/bench/trivial", trivial, methods=["POST"]),
+    ]
+    return app

@@ -1,0 +1,52 @@
+"""The bench's realistic users read back the same under both access plans."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from strawberry.types import ExecutionResult
+
+from bench.seed import RECURRING_PER_MINE, SCORES, seed_users
+from gateway.clock import FixedClock
+from gateway.context import build_context
+from gateway.settings import Settings
+from loaders.dynamodb import Dynamo
+from schema import access_plan
+from schema.every_field import every_field
+from tests.conftest import NOW
+from tests.schema.conftest import DASHBOARD_USER, data_of
+
+
+async def test_a_bench_user_reads_the_same_under_both_plans(
+    gateway_schema: Any,
+    settings: Settings,
+    dynamo: Dynamo,
+    clock: FixedClock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert await seed_users(dynamo, ["bench-a", "bench-b"], NOW, settings) == 2 * 124
+    query = (
+        'query { users(ids: ["bench-a", "bench-b"]) { ...Full '
+        "year: savingsMonths(months: 12) { month } all: cashAdvanceScores(limit: 100) "
+        f"{{ score }} }} }} fragment Full on User {every_field(gateway_schema._schema, 'User')}"
+    )
+
+    async def run() -> ExecutionResult:
+        context = build_context(
+            settings=settings, dynamo=dynamo, principal=DASHBOARD_USER, clock=clock
+        )
+        result: ExecutionResult = await gateway_schema.execute(query, context_value=context)
+        return result
+
+    monkeypatch.setattr(access_plan, "MIN_PREFIX_QUERIES_FOR_COLLECTION", 1000)
+    by_prefix = data_of(await run())
+    monkeypatch.setattr(access_plan, "MIN_PREFIX_QUERIES_FOR_COLLECTION", 1)
+    by_collection = data_of(await run())
+    assert by_collection == by_prefix
+    user = by_prefix["users"][0]
+    assert len(user["recurringExpenses"]) == RECURRING_PER_MINE  # the latest mine's only
+    assert len(user["year"]) == 12
+    assert len(user["all"]) == SCORES
+    assert len(user["lastPages"]) == 2  # the 200-hour-old page has expired
+    assert user["payday"] is not None
