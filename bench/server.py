@@ -9,7 +9,6 @@ uses it for every selection, to measure the plans the access plan chooses betwee
 from __future__ import annotations
 
 import os
-import sys
 
 import strawberry
 from starlette.applications import Starlette
@@ -62,9 +61,9 @@ def create_bench_app() -> Starlette:
     settings = Settings.from_environ()
     plan = os.environ.get("BENCH_PLAN")
     if plan == "prefix":
-        access_plan.MIN_PREFIX_QUERIES_FOR_COLLECTION = sys.maxsize
+        access_plan.COLLECTION_UNITS = float("inf")
     elif plan == "collection":
-        access_plan.MIN_PREFIX_QUERIES_FOR_COLLECTION = 1
+        access_plan.COLLECTION_UNITS = 0.0
     app = create_app(settings)
     trivial = GraphQL[None, None](strawberry.Schema(query=TrivialQuery), graphql_ide=None)
     app.router.routes[:0] = [

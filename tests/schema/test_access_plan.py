@@ -101,9 +101,9 @@ async def test_the_collection_answers_exactly_what_the_prefix_plan_answers(
         f"fragment Full on User {full_user(gateway_schema)}"
     )
     variables = {"ids": [ADA, BOB, CY, ADA]}
-    monkeypatch.setattr(access_plan, "MIN_PREFIX_QUERIES_FOR_COLLECTION", 1000)
+    monkeypatch.setattr(access_plan, "COLLECTION_UNITS", float("inf"))
     by_prefix = await run(query, variables)
-    monkeypatch.setattr(access_plan, "MIN_PREFIX_QUERIES_FOR_COLLECTION", 1)
+    monkeypatch.setattr(access_plan, "COLLECTION_UNITS", 0.0)
     by_collection = await run(query, variables)
     assert data_of(by_collection) == data_of(by_prefix)
     ada = data_of(by_prefix)["users"][0]
@@ -121,17 +121,25 @@ async def test_the_collection_answers_exactly_what_the_prefix_plan_answers(
     ("selection", "collected"),
     [
         ("{ id }", False),
+        # 2.5 units field by field: points and two small prefixes stay the prefix plan.
         ("{ alert { alertSent } income { amount } savingsMonths { month } }", False),
-        ("{ lastPages { page } alert { alertSent } }", False),
-        ("{ lastPages { page } rituals { merchantId } }", True),
-        ("{ a: cashAdvanceScores(limit: 1) { score } b: cashAdvanceScores { score } }", True),
-        ("{ ... on User { rituals { merchantId } } ...More }", True),
+        ("{ lastPages { page } rituals { merchantId } }", False),
+        # A year of months (6) is dearer than the whole partition (3.5).
+        ("{ savingsMonths(months: 12) { month } }", True),
+        ("{ a: savingsMonths(months: 2) { month } b: savingsMonths(months: 7) { month } }", True),
+        # recurring (2.0) + scores (0.5) = 2.5: the bench measured the prefix plan cheaper.
+        ("{ recurringExpenses { merchantUuid } cashAdvanceScores { score } }", False),
+        # Through fragments: recurring, rituals, last pages, alert, income: 4.0.
+        ("{ ... on User { rituals { merchantId } lastPages { page } } ...More }", True),
     ],
 )
 async def test_the_plan_is_chosen_from_the_selection(
     run: Run, dynamodb_calls: CallCounter, selection: str, collected: bool
 ) -> None:
-    fragment = " fragment More on User { recurringExpenses { merchantUuid } }"
+    fragment = (
+        " fragment More on User { recurringExpenses { merchantUuid } alert { alertSent } "
+        "income { amount } }"
+    )
     query = f'{{ users(ids: ["u1", "u2"]) {selection} }}'
     if "...More" in selection:
         query += fragment

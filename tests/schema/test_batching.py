@@ -101,9 +101,10 @@ async def test_a_collected_partition_is_queried_once_across_root_fields(
     execute: Execute, dynamodb_calls: CallCounter
 ) -> None:
     result = await execute(
-        '{ a: user(id: "u") { rituals { merchantId } lastPages { page } } '
+        '{ a: user(id: "u") { rituals { merchantId } savingsMonths(months: 12) { month } } '
         'b: users(ids: ["u", "v", "u"]) { recurringExpenses { merchantUuid } '
-        "cashAdvanceScores(limit: 2) { score } alert { alertSent } } }"
+        "cashAdvanceScores(limit: 2) { score } alert { alertSent } income { amount } "
+        "lastPages { page } } }"
     )
     data_of(result)
     queried = _queried(dynamodb_calls)

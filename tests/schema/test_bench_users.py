@@ -39,9 +39,9 @@ async def test_a_bench_user_reads_the_same_under_both_plans(
         result: ExecutionResult = await gateway_schema.execute(query, context_value=context)
         return result
 
-    monkeypatch.setattr(access_plan, "MIN_PREFIX_QUERIES_FOR_COLLECTION", 1000)
+    monkeypatch.setattr(access_plan, "COLLECTION_UNITS", float("inf"))
     by_prefix = data_of(await run())
-    monkeypatch.setattr(access_plan, "MIN_PREFIX_QUERIES_FOR_COLLECTION", 1)
+    monkeypatch.setattr(access_plan, "COLLECTION_UNITS", 0.0)
     by_collection = data_of(await run())
     assert by_collection == by_prefix
     user = by_prefix["users"][0]
