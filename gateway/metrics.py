@@ -17,12 +17,17 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from strawberry.extensions import SchemaExtension
 
 from gateway.errors import DynamoDBUnavailable
+from loaders.call_log import CallLog
 from loaders.dynamodb import ConditionFailed, FinishedCall
 
 #: Seconds: a cached answer is ~1 ms, a cold wide query ~100 ms, the deadline 10 s.
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
 #: Keys in one BatchGetItem (at most 100).
 BATCH_BUCKETS = (1, 2, 5, 10, 25, 50, 75, 100)
+#: One operation's DynamoDB calls, round trips and read capacity (its `extensions.cost`).
+CALL_BUCKETS = (0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
+ROUND_TRIP_BUCKETS = (0, 1, 2, 3, 4, 6, 8)
+CAPACITY_BUCKETS = (0, 0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 #: Routes are labels as declared, so a scan of random paths cannot grow the label set.
 KNOWN_PATHS = frozenset({"/graphql", "/healthz", "/readyz", "/metrics"})
 
@@ -93,6 +98,28 @@ class Metrics:
             "gateway_dynamodb_batch_get_keys",
             "Keys sent in one BatchGetItem",
             buckets=BATCH_BUCKETS,
+            registry=r,
+        )
+
+        self.operation_dynamodb_calls = Histogram(
+            "gateway_graphql_operation_dynamodb_calls",
+            "DynamoDB calls one GraphQL operation made (extensions.cost.dynamodbCalls)",
+            ["operation"],
+            buckets=CALL_BUCKETS,
+            registry=r,
+        )
+        self.operation_round_trips = Histogram(
+            "gateway_graphql_operation_dynamodb_round_trips",
+            "Longest chain of DynamoDB calls one operation waited on (extensions.cost.roundTrips)",
+            ["operation"],
+            buckets=ROUND_TRIP_BUCKETS,
+            registry=r,
+        )
+        self.operation_read_units = Histogram(
+            "gateway_graphql_operation_read_capacity_units",
+            "Read capacity one operation consumed (extensions.cost.readCapacityUnits)",
+            ["operation"],
+            buckets=CAPACITY_BUCKETS,
             registry=r,
         )
 
@@ -168,6 +195,11 @@ class OperationMetrics(SchemaExtension):
             outcome = "error"
         self.metrics.operations.labels(operation, outcome).inc()
         self.metrics.operation_seconds.labels(operation).observe(seconds)
+        calls = getattr(context.context, "calls", None)
+        if isinstance(calls, CallLog):
+            self.metrics.operation_dynamodb_calls.labels(operation).observe(calls.calls)
+            self.metrics.operation_round_trips.labels(operation).observe(calls.round_trips)
+            self.metrics.operation_read_units.labels(operation).observe(calls.read_capacity_units)
         for error in errors:
             code = (error.extensions or {}).get("code") or "UNCODED"
             self.metrics.operation_errors.labels(str(code)).inc()
