@@ -42,7 +42,7 @@ pytest: $(STAMP) graphiql-assets $(DYNALITE)
 	$(BIN)/pytest
 
 # The performance benchmark (bench/): dynalite from npm, the gateway under uvicorn, one table.
-bench: $(STAMP)
+bench: $(STAMP) $(DYNALITE)
 	$(BIN)/python -m bench
 
 clean:

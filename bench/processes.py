@@ -1,5 +1,6 @@
-"""The benchmark's separate processes, each on 127.0.0.1: dynalite, the delay proxy and the
-gateway under uvicorn. Each is stopped by its own process id when the benchmark ends."""
+"""The benchmark's separate processes, each on 127.0.0.1: the delay proxy and the gateway
+under uvicorn (dynalite is the tests' own, tests/dynalite_server.py). Each is stopped by
+its own process id when the benchmark ends."""
 
 from __future__ import annotations
 
@@ -13,8 +14,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DYNALITE_DIR = ROOT / "tests" / "dynalite"
-DYNALITE_BIN = DYNALITE_DIR / "node_modules" / ".bin" / "dynalite"
 
 
 def free_port() -> int:
@@ -52,29 +51,6 @@ def running(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-
-
-def ensure_dynalite() -> None:
-    """dynalite from the npm registry, at the version tests/dynalite/package-lock.json pins."""
-    if not DYNALITE_BIN.exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=DYNALITE_DIR, check=True)
-
-
-def dynalite(port: int) -> list[str]:
-    # Tables are ACTIVE at once: the benchmark creates its tables and starts right away.
-    return [
-        str(DYNALITE_BIN),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--createTableMs",
-        "0",
-        "--deleteTableMs",
-        "0",
-        "--updateTableMs",
-        "0",
-    ]
 
 
 def delay_proxy(port: int, target_port: int, delay_ms: int) -> list[str]:

@@ -34,6 +34,7 @@ from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
 from schema.every_field import every_field
 from schema.root import build_schema
+from tests.dynalite_server import DynaliteServer
 
 USERS = [f"bench-{n:03d}" for n in range(100)]
 DELAY_MS = 20
@@ -283,16 +284,21 @@ def main() -> None:
     os.environ.setdefault("AWS_ACCESS_KEY_ID", "bench")
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "bench")
     os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
-    processes.ensure_dynalite()
-    dynalite_port, proxy_port = processes.free_port(), processes.free_port()
+    dynalite = DynaliteServer()  # the tests' own dynalite (tests/dynalite, pinned by npm)
+    dynalite.start()
+    try:
+        run(dynalite.port)
+    finally:
+        dynalite.stop()
+
+
+def run(dynalite_port: int) -> None:
+    proxy_port = processes.free_port()
     ports = {name: processes.free_port() for name in ("main", "prefix", "whole", "delayed")}
     dynalite_url = f"http://127.0.0.1:{dynalite_port}"
     delayed_url = f"http://127.0.0.1:{proxy_port}"
     env = {"INSIGHT_AUTH_HS256_SECRET": SECRET, "INSIGHT_DYNAMODB_ENDPOINT_URL": dynalite_url}
-    with (
-        processes.running(processes.dynalite(dynalite_port), dynalite_port),
-        processes.running(processes.delay_proxy(proxy_port, dynalite_port, DELAY_MS), proxy_port),
-    ):
+    with processes.running(processes.delay_proxy(proxy_port, dynalite_port, DELAY_MS), proxy_port):
         asyncio.run(prepare(dynalite_url))
         with (
             processes.running(processes.gateway(ports["main"]), ports["main"], env) as main_server,
