@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from gateway.errors import GatewayError
+from gateway.graphiql_assets import PACKAGES
 from loaders.tables import TableNames
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,3 +78,10 @@ def test_the_iam_policy_names_the_five_tables_with_no_wildcards() -> None:
         not {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
         & policy["user-balance-settings"]
     )
+
+
+def test_the_graphiql_versions_in_the_readme_are_the_pinned_ones() -> None:
+    section = README[README.index("## GraphiQL, also offline") :]
+    assert f"GraphiQL {PACKAGES['graphiql']}" in section
+    assert f"React {PACKAGES['react']}" in section
+    assert PACKAGES["react"] == PACKAGES["react-dom"]
