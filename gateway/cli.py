@@ -8,6 +8,7 @@ import dataclasses
 import math
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import uvicorn
 
@@ -15,7 +16,6 @@ from gateway.admin import AdminError, create_local_tables, seed_local_demo
 from gateway.app import create_app
 from gateway.clock import SystemClock
 from gateway.demo import ADA, seed_demo
-from gateway.embedded import EmbeddedDynamoDB
 from gateway.examples import demo_user_query
 from gateway.graphiql import GraphiQLDefaults
 from gateway.logs import log_config
@@ -28,6 +28,10 @@ from schema.root import build_schema
 EXIT_CODES = (
     "exit codes: 0 done, 1 the task failed (e.g. DynamoDB unreachable), 2 bad usage or settings"
 )
+
+
+if TYPE_CHECKING:
+    from gateway.embedded import EmbeddedDynamoDB as EmbeddedDynamoDBType
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -155,13 +159,22 @@ def embedded_graphiql(token: str | None) -> GraphiQLDefaults:
 def run_serve(args: argparse.Namespace, settings: Settings) -> int:
     if args.endpoint:
         settings = dataclasses.replace(settings, dynamodb_endpoint_url=args.endpoint)
-    embedded: EmbeddedDynamoDB | None = None
+    embedded: EmbeddedDynamoDBType | None = None
     graphiql: GraphiQLDefaults | None = None
     if args.embedded:
         if settings.dynamodb_endpoint_url:
             print(
                 "insight-gateway: --embedded starts its own DynamoDB; "
                 "drop --endpoint / INSIGHT_DYNAMODB_ENDPOINT_URL",
+                file=sys.stderr,
+            )
+            return 2
+        try:
+            from gateway.embedded import EmbeddedDynamoDB
+        except ImportError:
+            print(
+                "insight-gateway: --embedded needs moto's server: "
+                "pip install 'insight-gateway[embedded]'",
                 file=sys.stderr,
             )
             return 2

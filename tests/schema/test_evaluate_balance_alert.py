@@ -224,12 +224,13 @@ async def test_two_concurrent_evaluations_one_sent_one_locked(
     dynamodb: DynamoDBClient, tables: TableNames, execute: Execute
 ) -> None:
     await set_threshold(dynamodb, tables, n("50"))
-    # Hold whichever evaluation gets the lock at its first read, until the other answered.
+    # Hold whichever evaluation gets the lock at its first read, until the other answered
+    # (the 30 s bounds only keep a broken run from hanging; a loaded machine is slow).
     other_answered = asyncio.Event()
 
     async def hold_the_winner(params: dict[str, Any], **_: Any) -> None:
         if params.get("TableName") == tables.balance_settings:
-            await asyncio.wait_for(other_answered.wait(), timeout=10)
+            await asyncio.wait_for(other_answered.wait(), timeout=30)
 
     # aiobotocore awaits coroutine handlers; botocore's stubs only know plain ones.
     events: Any = dynamodb.meta.events
@@ -238,7 +239,7 @@ async def test_two_concurrent_evaluations_one_sent_one_locked(
         first = asyncio.create_task(evaluate(execute, "10"))
         second = asyncio.create_task(evaluate(execute, "10"))
         done, _ = await asyncio.wait(
-            {first, second}, timeout=10, return_when=asyncio.FIRST_COMPLETED
+            {first, second}, timeout=30, return_when=asyncio.FIRST_COMPLETED
         )
         [loser] = done
         assert loser.result() == {"decision": "LOCKED", "alert": None}
