@@ -191,7 +191,7 @@ def _mines(now: datetime, settings: Settings) -> list[Item]:
     for mined_at in (older, latest):
         items.append(MineRow(ADA, mined_at, 3, 2).to_item())
     items.append(MineRow(BOB, older, 0, 0).to_item())
-    expenses = [
+    recurring = [
         ("Netflix", "monthly", Decimal("15.49"), 4, "entertainment"),
         ("City Power", "monthly", Decimal("88.10"), 11, "utilities"),
         ("Gym Co", "monthly", Decimal("29.99"), 11, None),
@@ -201,34 +201,24 @@ def _mines(now: datetime, settings: Settings) -> list[Item]:
         ("Metro Card", "weekly", Decimal("33.00"), 3, "transport"),
     ]
     for mined_at in (older, latest):
-        for name, frequency, amount, due_in, category in expenses:
-            due = now.date() + timedelta(days=due_in)
-            row = ExpenseRow(
-                ADA,
-                mined_at,
-                f"m-{name.lower().replace(' ', '-')}",
-                name,
-                frequency,
-                amount,
-                due,
-                category,
-                ttl.expense(due, settings.expense_ttl_days),
-            )
-            items.append(expense_to_item(RECURRING, row))
-        for name, frequency, amount, due_in, category in rituals:
-            due = now.date() + timedelta(days=due_in)
-            row = ExpenseRow(
-                ADA,
-                mined_at,
-                f"r-{name.lower().replace(' ', '-')}",
-                name,
-                frequency,
-                amount,
-                due,
-                category,
-                ttl.expense(due, settings.expense_ttl_days),
-            )
-            items.append(expense_to_item(RITUAL, row))
+        for kind, merchant_prefix, expenses in (
+            (RECURRING, "m", recurring),
+            (RITUAL, "r", rituals),
+        ):
+            for name, frequency, amount, due_in, category in expenses:
+                due = now.date() + timedelta(days=due_in)
+                row = ExpenseRow(
+                    user_id=ADA,
+                    last_mine=mined_at,
+                    merchant_key=f"{merchant_prefix}-{name.lower().replace(' ', '-')}",
+                    merchant_name=name,
+                    frequency=frequency,
+                    amount=amount,
+                    due_date=due,
+                    category=category,
+                    ttl=ttl.expense(due, settings.expense_ttl_days),
+                )
+                items.append(expense_to_item(kind, row))
     return items
 
 
