@@ -19,7 +19,8 @@ from loaders.tables import TableNames
 from tests.conftest import NOW, CallCounter, put_wire_items
 from tests.loaders.test_lock import FakeTimer
 from tests.schema.conftest import Execute, data_of
-from tests.schema.test_mutations import NULL, WRITER_SERVICE, document, n, s
+from tests.schema.test_mutations import NULL, WRITER_SERVICE, document
+from tests.wire import n, s
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient

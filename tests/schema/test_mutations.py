@@ -16,6 +16,7 @@ from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames
 from tests.conftest import NOW, CallCounter, put_wire_items
 from tests.schema.conftest import Execute, data_of
+from tests.wire import n, s
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -23,14 +24,6 @@ if TYPE_CHECKING:
 WRITER_SERVICE = Principal(sub="svc-writer", roles=frozenset({WRITER}))
 NOW_S = int(NOW.timestamp())
 DAY = 86400
-
-
-def s(value: str) -> dict[str, str]:
-    return {"S": value}
-
-
-def n(value: str | int) -> dict[str, str]:
-    return {"N": str(value)}
 
 
 NULL = {"NULL": True}

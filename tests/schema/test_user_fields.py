@@ -7,20 +7,13 @@ from typing import TYPE_CHECKING, Any
 from loaders.tables import TableNames
 from tests.conftest import NOW, put_wire_items
 from tests.schema.conftest import Execute, data_of
+from tests.wire import n, s
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
 
 NOW_S = int(NOW.timestamp())
 DAY = 86400
-
-
-def s(value: str) -> dict[str, str]:
-    return {"S": value}
-
-
-def n(value: str | int) -> dict[str, str]:
-    return {"N": str(value)}
 
 
 def prediction(payday: str) -> dict[str, Any]:
