@@ -298,7 +298,10 @@ class LockClient:
                 ExpressionAttributeValues=values,
             )
         except ConditionFailed:
-            return None
+            # A retried put (its first answer lost on the way back) fails its condition on
+            # the item it wrote itself: that is ours, not another owner's win.
+            if not await self._wrote(key, item[ATTR_RECORD_VERSION_NUMBER]["S"]):
+                return None
         self._sightings.pop(key, None)
         data = item.get(ATTR_DATA)
         return Lock(
@@ -310,6 +313,17 @@ class LockClient:
             data=None if data is None else bytes(data["B"]),
             delete_on_release=delete_on_release,
             additional_attributes=_additional(item),
+        )
+
+    async def _wrote(self, key: str, version: str) -> bool:
+        """Whether the lock item is ours at `version`: record versions are fresh random
+        strings, so only our own write can have put it there."""
+        seen = await self._read(key)
+        return (
+            seen is not None
+            and seen.owner_name == self.owner_name
+            and seen.record_version_number == version
+            and not seen.released
         )
 
     async def _read(self, key: str) -> _Seen | None:
@@ -377,8 +391,10 @@ class LockClient:
                 },
             )
         except ConditionFailed as error:
-            lock.lost = True
-            raise LockLost(f"{lock.key}: taken over by another owner") from error
+            # As in `_put`: a retry of a heartbeat that landed finds its own new version.
+            if not await self._wrote(lock.key, new_version):
+                lock.lost = True
+                raise LockLost(f"{lock.key}: taken over by another owner") from error
         lock.record_version_number = new_version
         lock.lookup_time = lookup_time
         lock.lease_seconds = self._lease_seconds

@@ -54,6 +54,12 @@ class Drop:
 
 
 @dataclass(frozen=True, slots=True)
+class Lose:
+    """Pass the request on (DynamoDB does it), then close the connection before the answer:
+    the write happened, but the client cannot know, and retries."""
+
+
+@dataclass(frozen=True, slots=True)
 class Unprocess:
     """BatchGetItem: pass only the first `keep` keys of each table on; answer the rest as
     UnprocessedKeys (DynamoDB does this when a call exceeds its capacity or size limit)."""
@@ -61,7 +67,7 @@ class Unprocess:
     keep: int = 0
 
 
-Fault = Throttle | Refuse | ServerError | Delay | Drop | Unprocess
+Fault = Throttle | Refuse | ServerError | Delay | Drop | Lose | Unprocess
 
 
 @dataclass(slots=True)
@@ -144,6 +150,10 @@ class FaultProxy:
                     return
         except (ConnectionError, asyncio.IncompleteReadError):
             return
+        except asyncio.CancelledError:
+            # stop() cancels a handler still serving (or asleep in a Delay): it ends here,
+            # as the server shuts down.
+            return
         finally:
             self._handlers.discard(handler)
             writer.close()
@@ -162,6 +172,9 @@ class FaultProxy:
             fault = rule.fault
             self.injected[operation] += 1
         if isinstance(fault, Drop):
+            return False
+        if isinstance(fault, Lose):
+            await self._forward(headers, body)
             return False
         if isinstance(fault, Throttle):
             _write(writer, 400, _error_body(fault.code, "Throughput exceeds the limit"))
