@@ -108,7 +108,7 @@ def wait_until_up(
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"{proc.args} exited: {log.read_text()[-2000:]}")
+            raise RuntimeError(f"{proc.args!r} exited: {log.read_text()[-2000:]}")
         try:
             with urllib.request.urlopen(url, timeout=1):
                 return
