@@ -8,6 +8,7 @@ from functools import partial
 from strawberry.extensions import DisableIntrospection, SchemaExtension
 
 from gateway.settings import Settings
+from schema.document_memo import DocumentMemo
 from schema.extensions.alias_limit import AliasLimit
 from schema.extensions.cost_limit import CostLimit
 from schema.extensions.depth_limit import DepthLimit
@@ -31,13 +32,14 @@ def query_limits(settings: Settings, policy: CostPolicy) -> list[Callable[[], Sc
     """The limit extensions for `strawberry.Schema(extensions=...)`, from the settings.
 
     Factories, not instances: strawberry builds one extension per request, so that
-    concurrent requests never share an execution context. Cheapest checks first.
+    concurrent requests never share an execution context; each measuring limit's
+    factory shares one memo across requests. Cheapest checks first.
     """
     return [
         partial(TokenLimit, settings.max_query_tokens),
-        partial(DepthLimit, settings.max_query_depth),
-        partial(AliasLimit, settings.max_query_aliases),
-        partial(CostLimit, settings.max_query_cost, policy),
+        partial(DepthLimit, settings.max_query_depth, memo=DocumentMemo()),
+        partial(AliasLimit, settings.max_query_aliases, memo=DocumentMemo()),
+        partial(CostLimit, settings.max_query_cost, policy, memo=DocumentMemo()),
     ]
 
 

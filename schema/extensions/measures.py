@@ -200,6 +200,12 @@ class CostPolicy:
             return self._size_of_value(variables.get(node.name.value))
         return 1
 
+    def variable_sizes(self, variables: object) -> tuple[tuple[str, int], ...]:
+        """Each given variable's size, the only thing of its value the cost reads."""
+        if not isinstance(variables, Mapping):
+            return ()
+        return tuple(sorted((str(name), self._size_of_value(v)) for name, v in variables.items()))
+
     def _size_of_value(self, value: Any) -> int:
         if isinstance(value, list | tuple):
             return len(value)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from typing import ClassVar
 
 from graphql import DocumentNode, GraphQLError
 from strawberry.extensions import SchemaExtension
 
 from gateway.errors import QueryTooComplex
+from schema.document_memo import DocumentMemo
 
 
 def too_complex(limit_name: str, maximum: int, figure: int) -> GraphQLError:
@@ -23,20 +24,33 @@ class QueryLimit(SchemaExtension):
     It runs on entering validation, before graphql-core's own rules: some of those
     (overlapping fields) are quadratic in the query, so a query too big to run must not
     reach them, and of course no resolver (no DynamoDB call) runs either.
+
+    With a `memo` (shared by every request's instance, see `query_limits`), a document
+    from the parser cache is measured once per `memo_key`; without one, every time.
     """
 
     limit_name: ClassVar[str]
 
-    def __init__(self, maximum: int) -> None:
+    def __init__(self, maximum: int, memo: DocumentMemo[int] | None = None) -> None:
         self.maximum = maximum
+        self.memo = memo
 
     def measure(self, document: DocumentNode) -> int:
         raise NotImplementedError
 
+    def memo_key(self) -> Hashable:
+        """What, besides the document, the measure depends on."""
+        return self.execution_context.operation_name
+
+    def measured(self, document: DocumentNode) -> int:
+        if self.memo is None:
+            return self.measure(document)
+        return self.memo.get(document, self.memo_key(), lambda: self.measure(document))
+
     def on_validate(self) -> Iterator[None]:
         context = self.execution_context
         if context.graphql_document is not None and not context.pre_execution_errors:
-            figure = self.measure(context.graphql_document)
+            figure = self.measured(context.graphql_document)
             if figure > self.maximum:
                 context.pre_execution_errors = [too_complex(self.limit_name, self.maximum, figure)]
         yield

@@ -364,3 +364,71 @@ async def test_the_token_limit_holds_behind_a_parser_cache() -> None:
     assert broken.errors is not None
     assert "Syntax Error" in broken.errors[0].message
     assert READS == []
+
+
+def cached_schema() -> tuple[strawberry.Schema, dict[str, Any]]:
+    """A schema behind a parser cache, as the gateway's, with each limit's memo by name."""
+    from strawberry.extensions import ParserCache
+
+    limits = query_limits(LIMITS, POLICY)
+    memos = {
+        type(factory()).__name__: getattr(factory, "keywords", {}).get("memo") for factory in limits
+    }
+    extensions: list[Any] = [ParserCache, *limits]
+    return strawberry.Schema(query=Query, extensions=extensions), memos
+
+
+async def test_a_repeated_query_is_measured_once_and_refused_alike() -> None:
+    schema, memos = cached_schema()
+    deep = "{ person(id: 1) { friend { friend { friend { id } } } } }"
+    results = [await schema.execute(deep) for _ in range(3)]
+    for result in results:
+        assert result.errors is not None
+        assert result.errors[0].extensions == {
+            "code": "QUERY_TOO_COMPLEX",
+            "limit": "depth",
+            "maximum": 4,
+            "actual": 5,
+        }
+    assert (memos["DepthLimit"].misses, memos["DepthLimit"].hits) == (1, 2)
+    assert READS == []
+    shallow = "{ person(id: 1) { friend { id } } }"
+    for _ in range(2):
+        assert (await schema.execute(shallow)).errors is None
+    for name in ("DepthLimit", "AliasLimit", "CostLimit"):
+        assert memos[name].hits >= 1, name
+    assert READS == ["friend:1", "friend:1"]
+
+
+async def test_the_cost_memo_follows_the_sizes_of_the_variables() -> None:
+    schema, memos = cached_schema()
+    query = "query($ids: [ID!]!) { people(ids: $ids) { scores(limit: 5) { value } } }"
+    ten = await schema.execute(query, variable_values={"ids": [str(n) for n in range(10)]})
+    assert ten.errors is None
+    other_ten = await schema.execute(query, variable_values={"ids": [f"x{n}" for n in range(10)]})
+    assert other_ten.errors is None
+    assert memos["CostLimit"].hits == 1
+    READS.clear()
+    eleven = await schema.execute(query, variable_values={"ids": [str(n) for n in range(11)]})
+    assert eleven.errors is not None
+    assert eleven.errors[0].extensions == {
+        "code": "QUERY_TOO_COMPLEX",
+        "limit": "cost",
+        "maximum": 50,
+        "actual": 55,
+    }
+    assert READS == []
+
+
+async def test_each_operation_of_a_document_is_measured_for_itself() -> None:
+    schema, _ = cached_schema()
+    query = (
+        "query A { person(id: 1) { id } } "
+        "query B { person(id: 1) { friend { friend { friend { friend { id } } } } } }"
+    )
+    assert (await schema.execute(query, operation_name="A")).errors is None
+    refused = await schema.execute(query, operation_name="B")
+    assert refused.errors is not None
+    assert refused.errors[0].extensions is not None
+    assert refused.errors[0].extensions["actual"] == 6
+    assert (await schema.execute(query, operation_name="A")).errors is None
