@@ -9,12 +9,12 @@ validation (the schema's extensions; 400 or 200 by media type) → execution.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import uuid
 from typing import Any
 
+import orjson
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import HTMLResponse, Response
 from starlette.types import Receive, Scope, Send
@@ -226,5 +226,9 @@ def error_response(status: int, errors: list[GatewayError], media_type: str) -> 
 
 
 def json_response(status: int, payload: Any, media_type: str) -> Response:
-    body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    # orjson writes what `json.dumps(separators=(",", ":"), ensure_ascii=False)` wrote,
+    # UTF-8 and compact, in a fraction of its time. Where they differ it is stricter: a
+    # non-finite float would be null, not the invalid `NaN` (graphql-core never lets one
+    # through a Float), and a value it cannot encode raises (a 500) as json's did.
+    body = orjson.dumps(payload)
     return Response(body, status_code=status, media_type=f"{media_type}; charset=utf-8")
