@@ -18,11 +18,21 @@ where the bench measured the prefix plan cheaper in capacity and CPU alike.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from typing import Any, TypeAlias
 
-from strawberry.types.nodes import SelectedField, Selection
+from graphql import (
+    FieldNode,
+    FragmentDefinitionNode,
+    FragmentSpreadNode,
+    InlineFragmentNode,
+    SelectionSetNode,
+    ValueNode,
+    VariableNode,
+)
 
 from gateway.context import Info
+from schema.document_memo import DocumentMemo
 
 #: Read capacity of the whole USERS#<id> partition, per user (see above).
 COLLECTION_UNITS = 3.5
@@ -52,25 +62,70 @@ OTHER_FIELDS = frozenset(
 )
 
 
-def user_fields(selections: Iterable[Selection]) -> Iterator[SelectedField]:
+#: A field selected on a User: its name, and its `months` argument as written (or None).
+UserField: TypeAlias = tuple[str, ValueNode | None]
+
+#: The User fields of each root field's selection, per parsed document (see `plan_user_reads`).
+USER_SELECTIONS: DocumentMemo[tuple[UserField, ...]] = DocumentMemo()
+
+
+def user_fields(
+    selection_set: SelectionSetNode | None,
+    fragments: Mapping[str, FragmentDefinitionNode],
+) -> Iterator[UserField]:
     """The fields selected on a User, through fragments (an aliased field counts once per
-    alias: each alias with its own arguments is its own read)."""
-    for selection in selections:
-        if isinstance(selection, SelectedField):
-            yield selection
-        else:
-            yield from user_fields(selection.selections)
+    alias: each alias with its own arguments is its own read). Like strawberry's
+    `selected_fields`, @skip and @include are not evaluated: a skipped field may make the
+    collection chosen, never a read missed. Validation has already refused fragment cycles."""
+    for selection in selection_set.selections if selection_set else ():
+        if isinstance(selection, FieldNode):
+            months = next(
+                (a.value for a in selection.arguments or () if a.name.value == "months"), None
+            )
+            yield selection.name.value, months
+        elif isinstance(selection, InlineFragmentNode):
+            yield from user_fields(selection.selection_set, fragments)
+        elif isinstance(selection, FragmentSpreadNode):
+            fragment = fragments.get(selection.name.value)
+            if fragment is not None:
+                yield from user_fields(fragment.selection_set, fragments)
 
 
-def prefix_plan_units(fields: Iterable[SelectedField]) -> float:
+def root_user_fields(
+    field_nodes: Collection[FieldNode], fragments: Mapping[str, FragmentDefinitionNode]
+) -> tuple[UserField, ...]:
+    """The User fields under the current root field (all its merged nodes), memoized: the
+    nodes come from the parser cache's document, the same objects for every request of a
+    text. Keyed by every node's identity, since @skip/@include may merge other nodes."""
+    nodes = tuple(field_nodes)
+    if not nodes:
+        return ()
+    return USER_SELECTIONS.get(
+        nodes[0],
+        tuple(map(id, nodes)),
+        lambda: tuple(
+            field for node in nodes for field in user_fields(node.selection_set, fragments)
+        ),
+    )
+
+
+def prefix_plan_units(fields: Iterable[UserField], variables: Mapping[str, Any]) -> float:
     """The read capacity the selection's partition fields cost one user, field by field."""
     units = 0.0
-    for field in fields:
-        if field.name == "savingsMonths":
-            units += MONTH_UNITS * _months(field.arguments.get("months", DEFAULT_MONTHS))
+    for name, months in fields:
+        if name == "savingsMonths":
+            units += MONTH_UNITS * _months(_argument_value(months, variables))
         else:
-            units += PREFIX_UNITS.get(field.name, 0.0)
+            units += PREFIX_UNITS.get(name, 0.0)
     return units
+
+
+def _argument_value(node: ValueNode | None, variables: Mapping[str, Any]) -> object:
+    if node is None:
+        return DEFAULT_MONTHS
+    if isinstance(node, VariableNode):
+        return variables.get(node.name.value)
+    return getattr(node, "value", None)
 
 
 def _months(argument: object) -> int:
@@ -82,15 +137,19 @@ def _months(argument: object) -> int:
         return DEFAULT_MONTHS
 
 
-def reads_partition_whole(fields: Iterable[SelectedField]) -> bool:
-    units = prefix_plan_units(fields)
+def reads_partition_whole(fields: Iterable[UserField], variables: Mapping[str, Any]) -> bool:
+    units = prefix_plan_units(fields, variables)
     return units > 0 and units > COLLECTION_UNITS
 
 
 def plan_user_reads(info: Info, user_ids: Iterable[str]) -> None:
     """Prime the request's loaders for the users the current root field returns: when the
     selection makes the collection cheaper, each user's partition is read whole."""
-    fields = [field for root in info.selected_fields for field in user_fields(root.selections)]
-    if reads_partition_whole(fields):
+    raw = info._raw_info
+    fields = root_user_fields(raw.field_nodes, raw.fragments)
+    # strawberry's executor gives the coerced dict; graphql-core's own, a container of it.
+    given: Any = raw.variable_values
+    variables: Mapping[str, Any] = getattr(given, "coerced", given)
+    if reads_partition_whole(fields, variables):
         for user_id in dict.fromkeys(user_ids):
             info.context.reads.collect_user_partition(user_id)

@@ -144,12 +144,88 @@ async def test_the_plan_is_chosen_from_the_selection(
     if "...More" in selection:
         query += fragment
     data_of(await run(query))
-    whole = [
+    assert len(whole_partition_queries(dynamodb_calls)) == (2 if collected else 0)
+
+
+def whole_partition_queries(dynamodb_calls: CallCounter) -> list[dict[str, Any]]:
+    return [
         p
         for name, p in dynamodb_calls.requests
         if name == "Query" and ":prefix" not in p["ExpressionAttributeValues"]
     ]
-    assert len(whole) == (2 if collected else 0)
+
+
+async def test_the_plan_reads_months_from_the_variables_of_each_request(
+    run: Run, dynamodb_calls: CallCounter
+) -> None:
+    """One text, so one memo entry: the months are still each request's own."""
+    query = 'query($m: Int!) { users(ids: ["u1", "u2"]) { savingsMonths(months: $m) { month } } }'
+    for months, collected in ((12, True), (2, False), (12, True)):
+        dynamodb_calls.requests.clear()
+        data_of(await run(query, {"m": months}))
+        assert len(whole_partition_queries(dynamodb_calls)) == (2 if collected else 0), months
+
+
+async def test_fields_merged_by_include_are_each_requests_own(
+    run: Run, dynamodb_calls: CallCounter
+) -> None:
+    # The second `users` merges into the first only when included.
+    query = (
+        'query($year: Boolean!) { users(ids: ["u1"]) { id } '
+        'users(ids: ["u1"]) @include(if: $year) { savingsMonths(months: 12) { month } } }'
+    )
+    for year in (False, True, False):
+        dynamodb_calls.requests.clear()
+        data_of(await run(query, {"year": year}))
+        assert len(whole_partition_queries(dynamodb_calls)) == (1 if year else 0), year
+
+
+async def test_a_repeated_query_finds_its_user_fields_in_the_memo(run: Run) -> None:
+    query = '{ user(id: "memo-u1") { ... on User { rituals { merchantId } } ...Pages } } ' + (
+        "fragment Pages on User { lastPages { page } alias: savingsMonths(months: 9) { month } }"
+    )
+    hits = access_plan.USER_SELECTIONS.hits
+    first = await run(query)
+    again = await run(query)
+    assert first.data == again.data
+    assert access_plan.USER_SELECTIONS.hits == hits + 1
+
+
+def test_user_fields_follow_fragments_and_keep_each_alias() -> None:
+    from graphql import (
+        FieldNode,
+        FragmentDefinitionNode,
+        IntValueNode,
+        OperationDefinitionNode,
+        parse,
+    )
+
+    document = parse(
+        '{ user(id: "u") { id ...A ... on User { b: savingsMonths(months: 9) { month } } } } '
+        "fragment A on User { alert { alertSent } savingsMonths { month } ...B } "
+        "fragment B on User { income { amount } }"
+    )
+    operation = document.definitions[0]
+    assert isinstance(operation, OperationDefinitionNode)
+    fragments = {
+        d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
+    }
+    root = operation.selection_set.selections[0]
+    assert isinstance(root, FieldNode)
+    fields = list(access_plan.user_fields(root.selection_set, fragments))
+    assert [name for name, _ in fields] == [
+        "id",
+        "alert",
+        "savingsMonths",
+        "income",
+        "savingsMonths",
+    ]
+    months = [node for name, node in fields if name == "savingsMonths"]
+    assert months[0] is None
+    assert isinstance(months[1], IntValueNode)
+    assert months[1].value == "9"
+    # 0.5 (alert) + 1.5 (3 months) + 0.5 (income) + 4.5 (9 months)
+    assert access_plan.prefix_plan_units(fields, {}) == 7.0
 
 
 async def test_cost_figures_for_representative_queries(run: Run, gateway_schema: Any) -> None:
