@@ -340,7 +340,9 @@ async def test_fail_fast_restarts_the_count_when_the_holder_heartbeats(
 async def test_heartbeats_keep_a_long_holders_lock(
     dynamodb: DynamoDBClient, tables: TableNames, dynamodb_calls: CallCounter
 ) -> None:
-    short = {"lease": timedelta(seconds=1), "heartbeat_period": timedelta(milliseconds=100)}
+    # A 2 s lease: twenty heartbeats a lease, so a loaded machine's slow call does not let
+    # the contender take over a lock that is being kept.
+    short = {"lease": timedelta(seconds=2), "heartbeat_period": timedelta(milliseconds=100)}
     holder = lock_client(dynamodb, tables, "gateway-a", **short)
     contender = lock_client(dynamodb, tables, "gateway-b", **short)
 
