@@ -4,6 +4,7 @@ import itertools
 import os
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,31 @@ _table_suffixes = itertools.count()
 NOW = datetime(2026, 12, 2, 11, 31, 28, tzinfo=UTC)
 
 
+def unique_table_names() -> TableNames:
+    """The five tables under names no other test uses (the servers live for the session)."""
+    suffix = f"-t{next(_table_suffixes)}"
+    return TableNames(
+        pave="site-pave" + suffix,
+        income_detection="site-incomedetection" + suffix,
+        datacapture="site-fmdatacapture" + suffix,
+        balance_settings="user-balance-settings" + suffix,
+        locks="locks" + suffix,
+    )
+
+
+@asynccontextmanager
+async def open_test_client(endpoint_url: str) -> AsyncIterator[DynamoDBClient]:
+    """A client as the gateway opens one (its session and parser), on a local server."""
+    session = dynamodb_session()
+    config = AioConfig(
+        max_pool_connections=64, retries={"mode": "standard", "total_max_attempts": 3}
+    )
+    async with session.client(
+        "dynamodb", endpoint_url=endpoint_url, region_name="us-east-1", config=config
+    ) as client:
+        yield client
+
+
 @pytest.fixture(scope="session")
 def moto_server() -> Iterator[EmbeddedDynamoDB]:
     server = EmbeddedDynamoDB()
@@ -47,25 +73,14 @@ def endpoint_url(moto_server: EmbeddedDynamoDB) -> str:
 async def dynamodb(endpoint_url: str) -> AsyncIterator[DynamoDBClient]:
     """One client for the whole session, as the gateway keeps one per process (and parses
     as the gateway's does)."""
-    session = dynamodb_session()
-    config = AioConfig(max_pool_connections=64, retries={"mode": "standard", "max_attempts": 3})
-    async with session.client(
-        "dynamodb", endpoint_url=endpoint_url, region_name="us-east-1", config=config
-    ) as client:
+    async with open_test_client(endpoint_url) as client:
         yield client
 
 
 @pytest.fixture
 async def tables(dynamodb: DynamoDBClient) -> TableNames:
     """Five fresh tables for this test, under names no other test uses."""
-    suffix = f"-t{next(_table_suffixes)}"
-    names = TableNames(
-        pave="site-pave" + suffix,
-        income_detection="site-incomedetection" + suffix,
-        datacapture="site-fmdatacapture" + suffix,
-        balance_settings="user-balance-settings" + suffix,
-        locks="locks" + suffix,
-    )
+    names = unique_table_names()
     await create_tables(dynamodb, names)
     return names
 

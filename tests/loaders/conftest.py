@@ -3,16 +3,14 @@ dynalite. Every test here that uses `dynamodb` (or `tables`, `dynamo`) runs once
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING
 
-import aioboto3
 import pytest
-from aiobotocore.config import AioConfig
 
 from gateway.embedded import EmbeddedDynamoDB
 from loaders.tables import TableNames, create_tables
+from tests.conftest import open_test_client, unique_table_names
 from tests.dynalite_server import DynaliteServer
 
 if TYPE_CHECKING:
@@ -22,8 +20,6 @@ MOTO = "moto"
 DYNALITE = "dynalite"
 #: What dynalite does not implement (the calls are skipped there, never the tests).
 DYNALITE_LACKS = "dynalite implements neither UpdateTimeToLive nor transactions"
-
-_suffixes = itertools.count()
 
 
 @pytest.fixture(scope="session")
@@ -50,27 +46,14 @@ def endpoint_url(backend: str, request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture(scope="session")
 async def dynamodb(endpoint_url: str) -> AsyncIterator[DynamoDBClient]:
-    session = aioboto3.Session()
-    config = AioConfig(
-        max_pool_connections=64, retries={"mode": "standard", "total_max_attempts": 3}
-    )
-    async with session.client(
-        "dynamodb", endpoint_url=endpoint_url, region_name="us-east-1", config=config
-    ) as client:
+    async with open_test_client(endpoint_url) as client:
         yield client
 
 
 @pytest.fixture
 async def tables(dynamodb: DynamoDBClient, backend: str) -> TableNames:
     """Five fresh tables for this test (TTL enabled where the backend has UpdateTimeToLive)."""
-    suffix = f"-l{next(_suffixes)}"
-    names = TableNames(
-        pave="site-pave" + suffix,
-        income_detection="site-incomedetection" + suffix,
-        datacapture="site-fmdatacapture" + suffix,
-        balance_settings="user-balance-settings" + suffix,
-        locks="locks" + suffix,
-    )
+    names = unique_table_names()
     await create_tables(dynamodb, names, ttl=backend != DYNALITE)
     return names
 
