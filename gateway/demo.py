@@ -89,9 +89,8 @@ def demo_items(now: datetime, settings: Settings) -> list[tuple[Table, Item]]:
         ).to_item()
     )
     pave.append(PaveLabelRow(ADA, REFRESH_INSIGHTS, now - timedelta(hours=5)).to_item())
-    pave.append(
-        LastPageRow(ADA, "req-7f3a", 4, now - timedelta(hours=1), ttl.last_page(now)).to_item()
-    )
+    fed = now - timedelta(hours=1)
+    pave.append(LastPageRow(ADA, "req-7f3a", 4, fed, ttl.last_page(fed)).to_item())
     expired_page = now - timedelta(days=6)
     pave.append(
         LastPageRow(ADA, "req-0001", 9, expired_page, ttl.last_page(expired_page)).to_item()
