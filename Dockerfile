@@ -14,7 +14,7 @@ COPY gateway ./gateway
 COPY loaders ./loaders
 COPY schema ./schema
 # Fetched and checked against their pinned hashes, then shipped inside the wheel.
-RUN python -m gateway.graphiql_assets
+RUN python -m gateway.http.graphiql_assets
 # With the otel extra, so that INSIGHT_OTEL_ENABLED=true works in the image as it is.
 RUN python -m venv /opt/venv \
     && /opt/venv/bin/pip install --no-cache-dir --upgrade pip \

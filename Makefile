@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 # GraphiQL's scripts, fetched from the npm registry at pinned versions and never committed,
 # so that the page works without internet access (a no-op once they are present).
 graphiql-assets: $(STAMP)
-	$(BIN)/python -m gateway.graphiql_assets
+	$(BIN)/python -m gateway.http.graphiql_assets
 
 # dynalite, the second DynamoDB implementation the loader tests run against, at the versions
 # of its committed package-lock.json (node_modules is never committed).

@@ -38,10 +38,10 @@ import aiohttp
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # tests.faults, the suite's fault proxy
 
-from gateway.auth import mint_token  # noqa: E402
-from gateway.clock import SystemClock  # noqa: E402
-from gateway.demo import ADA, BOB, CY  # noqa: E402
-from gateway.principal import DASHBOARD, WRITER  # noqa: E402
+from gateway.auth.tokens import mint_token  # noqa: E402
+from gateway.cli.demo import ADA, BOB, CY  # noqa: E402
+from schema.clock import SystemClock  # noqa: E402
+from schema.principal import DASHBOARD, WRITER  # noqa: E402
 from tests.faults import FaultProxy, Throttle, fault_proxy  # noqa: E402
 
 BIN = Path(sys.executable).parent

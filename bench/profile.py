@@ -14,10 +14,10 @@ from pyinstrument.frame import SELF_TIME_FRAME_IDENTIFIER as SELF
 from pyinstrument.frame import Frame
 
 from gateway.app import create_app
-from gateway.auth import mint_token
-from gateway.clock import SystemClock
-from gateway.principal import DASHBOARD
+from gateway.auth.tokens import mint_token
 from gateway.settings import Settings
+from schema.clock import SystemClock
+from schema.principal import DASHBOARD
 
 REQUESTS = 40
 TOP = 20

@@ -25,14 +25,14 @@ from aiobotocore.config import AioConfig
 from bench import processes
 from bench.direct import COLLECTION, PREFIX, read_users
 from bench.seed import seed_users
-from gateway.auth import mint_token
-from gateway.clock import SystemClock
-from gateway.principal import DASHBOARD
+from gateway.auth.tokens import mint_token
 from gateway.resources import dynamodb_session
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
+from schema.clock import SystemClock
 from schema.every_field import every_field
+from schema.principal import DASHBOARD
 from schema.root import build_schema
 from tests.dynalite_server import DynaliteServer
 

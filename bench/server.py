@@ -20,11 +20,11 @@ from strawberry.asgi import GraphQL
 
 from bench.naive import naive_reads
 from gateway.app import create_app
-from gateway.clock import SystemClock
-from gateway.context import Context
-from gateway.principal import DASHBOARD, Principal
 from gateway.settings import Settings
 from schema import access_plan
+from schema.clock import SystemClock
+from schema.context import Context
+from schema.principal import DASHBOARD, Principal
 from schema.root import build_schema
 
 

@@ -9,17 +9,17 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route
 
-from gateway.clock import Clock, SystemClock
-from gateway.cors import cors_middleware
-from gateway.graphiql import GraphiQLDefaults, graphiql_static_mount
-from gateway.graphql_view import GatewayGraphQL
-from gateway.health import healthz, readyz
-from gateway.logs import AccessLog
-from gateway.metrics import HttpMetrics, Metrics
+from gateway.http.cors import cors_middleware
+from gateway.http.graphiql import GraphiQLDefaults, graphiql_static_mount
+from gateway.http.graphql_view import GatewayGraphQL
+from gateway.observability.health import healthz, readyz
+from gateway.observability.logs import AccessLog
+from gateway.observability.metrics import HttpMetrics, Metrics
+from gateway.observability.tracing import tracing_from_settings
 from gateway.resources import open_dynamo
 from gateway.settings import Settings
-from gateway.tracing import tracing_from_settings
 from loaders.lock import LockClient
+from schema.clock import Clock, SystemClock
 from schema.cost_policy import GATEWAY_COST_POLICY
 from schema.extensions import request_extensions
 from schema.root import build_schema

@@ -12,7 +12,7 @@ import logging.config
 from starlette.applications import Starlette
 
 from gateway.app import create_app
-from gateway.logs import log_config
+from gateway.observability.logs import log_config
 from gateway.settings import Settings
 
 

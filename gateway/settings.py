@@ -41,7 +41,7 @@ class Settings:
     persisted_query_cache_size: int = 1000
     # OpenTelemetry tracing (the `otel` extra); the exporter reads the standard OTEL_* variables.
     otel_enabled: bool = False
-    # HTTP hygiene (gateway/graphql_view.py). Batching is off unless a bound is set.
+    # HTTP hygiene (gateway/http/graphql_view.py). Batching is off unless a bound is set.
     max_body_bytes: int = 262_144
     max_batch_operations: int = 0
     graphiql: bool = True

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 from botocore.exceptions import BotoCoreError, ClientError
 
-from gateway.errors import DynamoDBUnavailable
 from loaders.call_log import current_call_log
 from loaders.codec import Item, from_wire, to_wire, value_to_wire
 from loaders.deadline import current_deadline
+from loaders.errors import DynamoDBUnavailable
 from loaders.keys import ItemKey, QueryKey
 from loaders.tables import Table, TableNames
 

@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Protocol
 
-from gateway.errors import DynamoDBUnavailable
 from loaders.dynamodb import ConditionFailed, Dynamo, DynamoDBFailure
+from loaders.errors import DynamoDBUnavailable
 from loaders.go_duration import SECOND, format_go_duration, parse_go_duration
 
 log = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import TypeVar
 
-from gateway.errors import BadUserInput
+from loaders.errors import BadUserInput
 
 T = TypeVar("T")
 

@@ -31,7 +31,7 @@ from graphql import (
     VariableNode,
 )
 
-from gateway.context import Info
+from schema.context import Info
 from schema.document_memo import DocumentMemo
 
 #: Read capacity of the whole USERS#<id> partition, per user (see above).

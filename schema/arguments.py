@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gateway.errors import BadUserInput
+from loaders.errors import BadUserInput
 
 MAX_USERS = 100
 MAX_MONTHS = 12

@@ -8,7 +8,7 @@ import logging
 from graphql.error import GraphQLError
 from strawberry.extensions import MaskErrors
 
-from gateway.errors import GatewayError
+from loaders.errors import GatewayError
 
 logger = logging.getLogger("gateway.errors")
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import strawberry
 
-from gateway.context import Info
 from loaders import balance_alert, keys
 from loaders.codec import Item
 from loaders.keys import ItemKey
@@ -19,6 +18,7 @@ from loaders.writers import (
     payday,
     savings,
 )
+from schema.context import Info
 from schema.feeder import LastPage, PaveLabel
 from schema.income_detection import IncomeDetectionRun
 from schema.income_verification import IncomeVerification

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from gateway.context import Info
-from gateway.errors import Forbidden
+from loaders.errors import Forbidden
+from schema.context import Info
 
 
 def require_writer(info: Info) -> None:

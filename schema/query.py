@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import strawberry
 
-from gateway.context import Info
 from schema.access_plan import plan_user_reads
 from schema.arguments import check_user_id, check_user_ids
+from schema.context import Info
 from schema.permissions import require_reader
 from schema.user import User
 

@@ -4,9 +4,9 @@ from decimal import Decimal
 
 import strawberry
 
-from gateway.context import Info
 from schema.alert import BalanceAlert
 from schema.arguments import MAX_LIMIT, MAX_MONTHS, check_range
+from schema.context import Info
 from schema.feeder import LastPage, PaveLabel
 from schema.income import Income
 from schema.income_detection import IncomeDetectionRun

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from aiobotocore.config import AioConfig
 
-from gateway.clock import FixedClock
-from gateway.embedded import EmbeddedDynamoDB
+from gateway.cli.embedded import EmbeddedDynamoDB
 from gateway.resources import dynamodb_session
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
+from schema.clock import FixedClock
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient

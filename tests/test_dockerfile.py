@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from gateway.embedded import free_port
+from gateway.cli.embedded import free_port
 from tests.dockerfile import Stage, read_stages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,8 +51,8 @@ def test_the_build_stage_fetches_the_graphiql_assets_then_builds_and_installs_th
     build = _stage("build")
     runs = _runs(build)
 
-    assert "python -m gateway.graphiql_assets" in runs
-    assert runs.index("gateway.graphiql_assets") < runs.index("pip wheel")
+    assert "python -m gateway.http.graphiql_assets" in runs
+    assert runs.index("gateway.http.graphiql_assets") < runs.index("pip wheel")
     assert 'wheel="$(ls /wheels/insight_gateway-*.whl)"' in runs
     # The wheel itself, with the tracing extra, never a same-named package from an index.
     assert 'pip install --no-cache-dir "${wheel}[otel]"' in runs

@@ -9,8 +9,8 @@ import pkgutil
 import re
 from pathlib import Path
 
-from gateway.errors import GatewayError
-from gateway.graphiql_assets import PACKAGES
+from gateway.http.graphiql_assets import PACKAGES
+from loaders.errors import GatewayError
 from loaders.tables import TableNames
 
 ROOT = Path(__file__).resolve().parents[1]

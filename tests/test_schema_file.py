@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gateway.cli import schema_sdl
+from gateway.cli.main import schema_sdl
 
 SCHEMA_FILE = Path(__file__).resolve().parents[1] / "schema.graphql"
 

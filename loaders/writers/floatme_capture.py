@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from gateway.errors import BadUserInput
 from loaders import capture, validation
 from loaders.capture import CaptureEvent
 from loaders.dynamodb import Dynamo
+from loaders.errors import BadUserInput
 from loaders.tables import Table
 from loaders.writers.common import TransactionCommand, validated_transactions
 

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from gateway.errors import BadUserInput
 from loaders import ttl, validation
 from loaders.dynamodb import Dynamo
+from loaders.errors import BadUserInput
 from loaders.rows.income_detection import IncomeDetectionRunRow, MethodResult
 from loaders.tables import Table
 from loaders.writers.common import (

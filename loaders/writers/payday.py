@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from gateway.errors import BadUserInput
 from loaders import capture, ttl, validation
 from loaders.capture import CaptureEvent
 from loaders.dynamodb import Dynamo
+from loaders.errors import BadUserInput
 from loaders.rows.payday import DETECTION_METHODS, AlgorithmPrediction, PaydayRow
 from loaders.tables import Table
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from gateway.errors import BadUserInput
 from loaders import ttl, validation
 from loaders.codec import format_month
 from loaders.dynamodb import Dynamo
+from loaders.errors import BadUserInput
 from loaders.rows.balance import AccountBalance, BalanceRow
 from loaders.tables import Table
 from loaders.writers.common import MAX_ACCOUNTS

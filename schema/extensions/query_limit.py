@@ -8,7 +8,7 @@ from typing import ClassVar
 from graphql import DocumentNode, GraphQLError
 from strawberry.extensions import SchemaExtension
 
-from gateway.errors import QueryTooComplex
+from loaders.errors import QueryTooComplex
 from schema.document_memo import DocumentMemo
 
 

@@ -15,11 +15,11 @@ from typing import Any
 import httpx
 
 from gateway.app import create_app
-from gateway.auth import mint_token
-from gateway.clock import FixedClock
-from gateway.principal import DASHBOARD, WRITER
+from gateway.auth.tokens import mint_token
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
+from schema.clock import FixedClock
+from schema.principal import DASHBOARD, WRITER
 from tests.gateway import jwt_factory
 
 SECRET = "http-tests-secret-0123456789abcdef"

@@ -17,13 +17,13 @@ import uvicorn
 
 import gateway.app
 from gateway.app import create_app
-from gateway.auth import mint_token
-from gateway.clock import FixedClock
-from gateway.demo import ADA, seed_demo
-from gateway.principal import DASHBOARD
+from gateway.auth.tokens import mint_token
+from gateway.cli.demo import ADA, seed_demo
 from gateway.resources import open_dynamo
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
+from schema.clock import FixedClock
+from schema.principal import DASHBOARD
 from tests.faults import Delay, FaultProxy, fault_proxy
 
 SECRET = "shutdown-tests-secret-0123456789abcdef"

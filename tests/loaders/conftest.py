@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from gateway.embedded import EmbeddedDynamoDB
+from gateway.cli.embedded import EmbeddedDynamoDB
 from loaders.tables import TableNames, create_tables
 from tests.conftest import open_test_client, unique_table_names
 from tests.dynalite_server import DynaliteServer

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from gateway.errors import BadUserInput
 from loaders import validation
+from loaders.errors import BadUserInput
 
 
 @pytest.mark.parametrize(

@@ -6,11 +6,11 @@ from typing import Any, Protocol
 import pytest
 from strawberry.types import ExecutionResult
 
-from gateway.clock import FixedClock
-from gateway.context import build_context
-from gateway.principal import DASHBOARD, Principal
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
+from schema.clock import FixedClock
+from schema.context import build_context
+from schema.principal import DASHBOARD, Principal
 from schema.root import build_schema
 
 DASHBOARD_USER = Principal(sub="dash-1", roles=frozenset({DASHBOARD}))

@@ -12,12 +12,12 @@ import pytest
 from graphql import GraphQLObjectType
 from strawberry.types import ExecutionResult
 
-from gateway.clock import FixedClock
-from gateway.context import build_context
-from gateway.demo import ADA, BOB, CY, seed_demo
+from gateway.cli.demo import ADA, BOB, CY, seed_demo
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema import access_plan
+from schema.clock import FixedClock
+from schema.context import build_context
 from schema.every_field import every_field
 from tests.conftest import NOW, CallCounter
 from tests.schema.conftest import DASHBOARD_USER, data_of

@@ -8,11 +8,11 @@ import pytest
 from strawberry.types import ExecutionResult
 
 from bench.seed import RECURRING_PER_MINE, SCORES, seed_users
-from gateway.clock import FixedClock
-from gateway.context import build_context
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema import access_plan
+from schema.clock import FixedClock
+from schema.context import build_context
 from schema.every_field import every_field
 from tests.conftest import NOW
 from tests.schema.conftest import DASHBOARD_USER, data_of

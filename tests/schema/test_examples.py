@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gateway.clock import FixedClock
-from gateway.demo import ADA, BOB, CY, seed_demo
-from gateway.examples import (
+from gateway.cli.demo import ADA, BOB, CY, seed_demo
+from gateway.cli.examples import (
     DASHBOARD_QUERY,
     FRONTEND_QUERY,
     dashboard_variables,
     demo_user_query,
 )
-from gateway.principal import Principal
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
+from schema.clock import FixedClock
+from schema.principal import Principal
 from tests.schema.conftest import Execute, data_of
 
 README = Path(__file__).resolve().parents[2] / "README.md"

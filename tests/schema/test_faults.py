@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from strawberry.types import ExecutionResult
 
-from gateway.clock import FixedClock
-from gateway.context import build_context
-from gateway.demo import ADA, BOB, seed_demo
+from gateway.cli.demo import ADA, BOB, seed_demo
 from gateway.resources import open_dynamo
 from gateway.settings import Settings
 from loaders.deadline import start_deadline
 from loaders.dynamodb import Dynamo, FinishedCall
 from loaders.tables import TableNames, create_tables
+from schema.clock import FixedClock
+from schema.context import build_context
 from tests.conftest import NOW
 from tests.faults import Delay, Drop, FaultProxy, ServerError, Throttle, Unprocess, fault_proxy
 from tests.schema.conftest import DASHBOARD_USER, data_of

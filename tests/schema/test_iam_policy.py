@@ -8,15 +8,15 @@ import httpx
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from gateway.clock import FixedClock
-from gateway.demo import ADA, BOB, CY, seed_demo
-from gateway.examples import DASHBOARD_QUERY, FRONTEND_QUERY, dashboard_variables
-from gateway.health import readyz
-from gateway.principal import Principal
+from gateway.cli.demo import ADA, BOB, CY, seed_demo
+from gateway.cli.examples import DASHBOARD_QUERY, FRONTEND_QUERY, dashboard_variables
+from gateway.observability.health import readyz
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.lock import LockClient
 from loaders.tables import Table, TableNames
+from schema.clock import FixedClock
+from schema.principal import Principal
 from tests.conftest import CallCounter
 from tests.schema.conftest import Execute, data_of
 from tests.schema.test_mutations import (

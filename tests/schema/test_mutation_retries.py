@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from strawberry.types import ExecutionResult
 
-from gateway.clock import FixedClock
-from gateway.context import build_context
 from gateway.resources import open_dynamo
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
+from schema.clock import FixedClock
+from schema.context import build_context
 from tests.conftest import put_wire_items
 from tests.faults import FaultProxy, Lose, Throttle, fault_proxy
 from tests.schema.test_mutations import (

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from gateway.clock import FixedClock
-from gateway.context import Context, build_context
-from gateway.principal import DASHBOARD, WRITER, Principal
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames
+from schema.clock import FixedClock
+from schema.context import Context, build_context
+from schema.principal import DASHBOARD, WRITER, Principal
 from tests.conftest import NOW, CallCounter, put_wire_items
 from tests.schema.conftest import Execute, data_of
 from tests.wire import n, s

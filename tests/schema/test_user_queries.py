@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gateway.principal import Principal
+from schema.principal import Principal
 from tests.schema.conftest import Execute, data_of
 
 EVERY_FIELD = """

@@ -1,0 +1,173 @@
+"""The GraphiQL page, loading its scripts from the gateway itself.
+
+The page points at the assets under `ASSETS_PATH` when they were fetched at build time (see
+`gateway.http.graphiql_assets`) and falls back to the public CDN only when they are absent, so that
+GraphiQL works on a network with no internet access.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import anyio
+from starlette.routing import Mount
+from starlette.staticfiles import StaticFiles
+
+from gateway.http.graphiql_assets import ASSETS, ASSETS_DIR, Asset, assets_present
+
+ASSETS_PATH = "/static/graphiql"
+
+_FAVICON = (
+    "data:image/svg+xml,<svg xmlns=%22http://www.w3.org/2000/svg%22 viewBox=%220 0 100 100%22>"
+    "<text y=%22.9em%22 font-size=%2280%22>%E2%97%88</text></svg>"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class GraphiQLDefaults:
+    """What the page opens with: the embedded mode puts a demo query and its token here."""
+
+    query: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+    def render(self) -> str:
+        return render_graphiql_page(default_query=self.query, default_headers=self.headers)
+
+
+def graphiql_static_mount(directory: Path = ASSETS_DIR, path: str = ASSETS_PATH) -> Mount:
+    """The route serving the fetched assets; it answers 404 while they are absent."""
+    return Mount(path, app=_OptionalStaticFiles(directory=directory, check_dir=False))
+
+
+class _OptionalStaticFiles(StaticFiles):
+    # A gateway built without the assets still starts, answers 404 here, and its page uses the
+    # CDN; plain StaticFiles would fail every request on the missing directory instead.
+    async def check_config(self) -> None:
+        if self.directory is not None and await anyio.Path(self.directory).is_dir():
+            await super().check_config()
+
+
+def render_graphiql_page(
+    *,
+    default_query: str | None = None,
+    default_headers: Mapping[str, str] | None = None,
+    graphql_path: str | None = None,
+    local_assets: bool | None = None,
+    assets_path: str = ASSETS_PATH,
+) -> str:
+    """The HTML of the GraphiQL page.
+
+    `default_query` and `default_headers` pre-fill the editors (the embedded mode puts an example
+    query and a demo token there). `graphql_path` is where queries go (default: the page's own
+    address). `local_assets` forces the local or the CDN assets (default: local when fetched).
+    """
+    if local_assets is None:
+        local_assets = assets_present()
+    config = {
+        "graphqlPath": graphql_path,
+        "defaultQuery": default_query or _WELCOME_QUERY,
+        "defaultHeaders": json.dumps(dict(default_headers), indent=2) if default_headers else "",
+    }
+    styles = [a for a in ASSETS if a.name.endswith(".css")]
+    scripts = [a for a in ASSETS if a.name.endswith(".js")]
+    return _PAGE.format(
+        favicon=_FAVICON,
+        styles="\n".join(_stylesheet(a, local_assets, assets_path) for a in styles),
+        scripts="\n".join(_script(a, local_assets, assets_path) for a in scripts),
+        config=_json_for_script(config),
+    )
+
+
+def _attributes(asset: Asset, url_attribute: str, local: bool, assets_path: str) -> str:
+    url = f"{assets_path}/{asset.name}" if local else asset.cdn_url
+    # Subresource Integrity in both cases: the browser refuses a file that is not the pinned one.
+    attributes = f'{url_attribute}="{html.escape(url)}" integrity="{asset.integrity}"'
+    if not local:
+        attributes += ' crossorigin="anonymous"'
+    return attributes
+
+
+def _stylesheet(asset: Asset, local: bool, assets_path: str) -> str:
+    return f'    <link rel="stylesheet" {_attributes(asset, "href", local, assets_path)} />'
+
+
+def _script(asset: Asset, local: bool, assets_path: str) -> str:
+    return f"    <script {_attributes(asset, 'src', local, assets_path)}></script>"
+
+
+def _json_for_script(value: object) -> str:
+    # Inside <script>, "</script>" or "<!--" in a query would end the element early.
+    return (
+        json.dumps(value)
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+
+
+_WELCOME_QUERY = """\
+# The Insight gateway.
+#
+# Run a query with Ctrl-Enter or the play button;
+# Ctrl-Space completes. Put your token in Headers:
+#   {"Authorization": "Bearer <JWT>"}
+query Me {
+  viewer {
+    id
+  }
+}
+"""
+
+_PAGE = """\
+<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>Insight gateway · GraphiQL</title>
+    <link rel="icon" href="{favicon}" />
+    <style>
+      body {{ height: 100%; margin: 0; width: 100%; overflow: hidden; }}
+      #graphiql {{ height: 100vh; display: flex; }}
+      #graphiql-failed {{ font-family: sans-serif; padding: 2rem; }}
+    </style>
+{styles}
+  </head>
+  <body>
+    <div id="graphiql">Loading GraphiQL…</div>
+{scripts}
+    <script>
+      (function () {{
+        const config = {config};
+        const root = document.getElementById("graphiql");
+        if (typeof GraphiQL === "undefined" || typeof ReactDOM === "undefined") {{
+          root.innerHTML =
+            '<p id="graphiql-failed">GraphiQL\\'s scripts could not be loaded. Build the ' +
+            "gateway with its assets (<code>make graphiql-assets</code>) to serve them " +
+            "without internet access.</p>";
+          return;
+        }}
+        const url = new URL(config.graphqlPath || window.location.pathname, window.location.href);
+        const fetcher = GraphiQL.createFetcher({{ url: url.toString() }});
+        ReactDOM.createRoot(root).render(
+          React.createElement(GraphiQL, {{
+            fetcher: fetcher,
+            query: config.defaultQuery,
+            headers: config.defaultHeaders,
+            defaultEditorToolsVisibility: config.defaultHeaders ? "headers" : true,
+            isHeadersEditorEnabled: true,
+            // Tokens stay out of the browser's storage.
+            shouldPersistHeaders: false,
+          }}),
+        );
+      }})();
+    </script>
+  </body>
+</html>
+"""

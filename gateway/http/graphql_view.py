@@ -1,0 +1,234 @@
+"""The GraphQL endpoint: GraphQL-over-HTTP, authentication, and each request's Context.
+
+The order of the checks is the order of their cost, so that a refused request costs as
+little as possible and never reaches DynamoDB:
+method (405) → Accept (406) → content type (415, the CSRF rule) → bearer token (401)
+→ body size (413) → JSON shape and batching (400) → persisted query → limits, parse and
+validation (the schema's extensions; 400 or 200 by media type) → execution.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+from typing import Any
+
+import orjson
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import HTMLResponse, Response
+from starlette.types import Receive, Scope, Send
+from starlette.websockets import WebSocket
+from strawberry.asgi import GraphQL
+from strawberry.exceptions import MissingQueryError
+from strawberry.schema.base import BaseSchema
+from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
+from strawberry.types import ExecutionResult
+from strawberry.types.graphql import OperationType
+
+from gateway.auth.tokens import TokenVerifier
+from gateway.http.graphiql import GraphiQLDefaults
+from gateway.http.graphql_payload import formatted, is_request_error, payload_of
+from gateway.http.graphql_request import (
+    GraphQLRequest,
+    Operation,
+    read_get,
+    read_post,
+    require_json_body,
+)
+from gateway.http.http_problem import HttpProblem
+from gateway.http.media_types import GRAPHQL_RESPONSE_JSON, JSON, negotiate, prefers_html
+from gateway.http.persisted_queries import PersistedQueries
+from gateway.observability.logs import bind_request_id
+from gateway.settings import Settings
+from loaders.deadline import start_deadline
+from loaders.errors import BadRequest, GatewayError, Unauthenticated
+from schema.clock import Clock
+from schema.context import Context, build_context
+from schema.errors import INTERNAL_MESSAGE
+from schema.principal import Principal
+
+logger = logging.getLogger("gateway.http")
+
+ALLOWED_METHODS = "GET, POST"
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+
+#: A request with `X-Insight-Cost: 1` gets its DynamoDB cost in `extensions.cost`.
+COST_HEADER = "x-insight-cost"
+
+
+class GatewayGraphQL(GraphQL[Context, None]):
+    """strawberry's ASGI view with the gateway's own HTTP handling.
+
+    Only `render_graphql_ide` (the GraphiQL page) is strawberry's; everything else of a
+    request is answered here, so that every status and error code is the contract's.
+    """
+
+    def __init__(
+        self,
+        schema: BaseSchema,
+        *,
+        settings: Settings,
+        clock: Clock,
+        verifier: TokenVerifier | None = None,
+        graphiql: GraphiQLDefaults | None = None,
+    ) -> None:
+        super().__init__(
+            schema,
+            graphql_ide="graphiql" if settings.graphiql else None,
+            allow_queries_via_get=True,
+        )
+        self.settings = settings
+        self.clock = clock
+        self.verifier = verifier or TokenVerifier.from_settings(settings, clock)
+        self.persisted_queries = PersistedQueries(settings.persisted_query_cache_size)
+        # Rendered once: choosing local or CDN assets hashes the asset files.
+        self.graphiql_html = (graphiql or GraphiQLDefaults()).render()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            # No subscriptions: refuse the handshake rather than hold a socket open.
+            await WebSocket(scope, receive=receive, send=send).close(code=1008)
+            return
+        request = Request(scope, receive=receive)
+        request_id = request_id_of(request)
+        bind_request_id(request_id)
+        media_type = negotiate(request.headers.get("accept")) or JSON
+        try:
+            response = await self.respond(request, request_id)
+        except HttpProblem as problem:
+            response = error_response(problem.status, [problem.error], media_type)
+            response.headers.update(problem.headers)
+        except Exception:
+            logger.exception("request %s failed", request_id)
+            internal = GatewayError(INTERNAL_MESSAGE, extensions={"requestId": request_id})
+            response = error_response(500, [internal], media_type)
+        response.headers["X-Request-ID"] = request_id
+        await response(scope, receive, send)
+
+    async def render_graphql_ide(self, request: Request) -> Response:
+        # Our page loads GraphiQL from the gateway's own static files, not strawberry's CDN.
+        return HTMLResponse(self.graphiql_html)
+
+    async def respond(self, request: Request, request_id: str) -> Response:
+        if request.method not in ("GET", "POST"):
+            raise HttpProblem(
+                405,
+                BadRequest(f"{request.method} is not allowed: use GET for queries or POST"),
+                {"Allow": ALLOWED_METHODS},
+            )
+        accept = request.headers.get("accept")
+        if request.method == "GET" and "query" not in request.query_params and prefers_html(accept):
+            if self.graphql_ide is None:
+                raise HttpProblem(404, BadRequest("GraphiQL is turned off on this gateway"))
+            return await self.render_graphql_ide(request)
+        media_type = negotiate(accept)
+        if media_type is None:
+            raise HttpProblem(406, BadRequest(f"Responses are {JSON} or {GRAPHQL_RESPONSE_JSON}"))
+        if request.method == "POST":
+            require_json_body(request)
+        request.state.principal = self.authenticate(request)
+        request.state.request_id = request_id
+        graphql_request = await self.read(request)
+        context = await self.get_context(request, None)
+        allowed = (
+            frozenset({OperationType.QUERY})
+            if request.method == "GET"
+            else frozenset({OperationType.QUERY, OperationType.MUTATION})
+        )
+        results = [
+            await self.run_operation(operation, context, allowed, request.method)
+            for operation in graphql_request.operations
+        ]
+        if graphql_request.batched:
+            payloads = [payload_of(result, request_id) for result in results]
+            return json_response(200, payloads, media_type)
+        result = results[0]
+        status = 400 if media_type == GRAPHQL_RESPONSE_JSON and is_request_error(result) else 200
+        return json_response(status, payload_of(result, request_id), media_type)
+
+    async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
+        """The request's Context, for the principal `authenticate` put on `request.state`."""
+        principal: Principal = request.state.principal
+        # Set here, in the request's own task: every DynamoDB call the request makes, in
+        # whatever DataLoader batch, inherits it.
+        start_deadline(self.settings.request_deadline_seconds)
+        return build_context(
+            settings=self.settings,
+            dynamo=request.app.state.dynamo,
+            principal=principal,
+            clock=self.clock,
+            request_id=getattr(request.state, "request_id", None) or request_id_of(request),
+            cost_requested=request.headers.get(COST_HEADER, "").strip() == "1",
+            locks=getattr(request.app.state, "locks", None),
+        )
+
+    def authenticate(self, request: Request) -> Principal:
+        try:
+            return self.verifier.verify_authorization(request.headers.get("authorization"))
+        except Unauthenticated as error:
+            raise HttpProblem(401, error, {"WWW-Authenticate": 'Bearer realm="insight"'}) from error
+
+    async def read(self, request: Request) -> GraphQLRequest:
+        if request.method == "GET":
+            return read_get(request)
+        return await read_post(
+            request,
+            max_bytes=self.settings.max_body_bytes,
+            max_batch=self.settings.max_batch_operations,
+        )
+
+    async def run_operation(
+        self,
+        operation: Operation,
+        context: Context,
+        allowed: frozenset[OperationType],
+        method: str,
+    ) -> ExecutionResult | GatewayError:
+        try:
+            query = self.persisted_queries.resolve(operation.query, operation.extensions)
+        except GatewayError as error:
+            return error
+        if query is None or not query.strip():
+            raise HttpProblem(400, BadRequest("The request has no GraphQL query"))
+        try:
+            result: ExecutionResult = await self.schema.execute(
+                query,
+                variable_values=operation.variables,
+                context_value=context,
+                operation_name=operation.operation_name,
+                allowed_operation_types=allowed,
+                operation_extensions=operation.extensions,
+            )
+        except InvalidOperationTypeError as error:
+            if method == "GET" and error.operation_type == OperationType.MUTATION:
+                raise HttpProblem(
+                    405, BadRequest("Mutations are only accepted over POST"), {"Allow": "POST"}
+                ) from error
+            raise HttpProblem(
+                400, BadRequest(f"{error.operation_type.value} operations are not supported")
+            ) from error
+        except CannotGetOperationTypeError as error:
+            raise HttpProblem(400, BadRequest(error.as_http_error_reason())) from error
+        except MissingQueryError as error:
+            raise HttpProblem(400, BadRequest("The request has no GraphQL query")) from error
+        return result
+
+
+def request_id_of(request: HTTPConnection) -> str:
+    """The caller's X-Request-ID when it is a plain token (it goes into logs), else a new one."""
+    given = request.headers.get("x-request-id", "")
+    return given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
+
+
+def error_response(status: int, errors: list[GatewayError], media_type: str) -> Response:
+    return json_response(status, {"errors": [formatted(error) for error in errors]}, media_type)
+
+
+def json_response(status: int, payload: Any, media_type: str) -> Response:
+    # orjson writes what `json.dumps(separators=(",", ":"), ensure_ascii=False)` wrote,
+    # UTF-8 and compact, in a fraction of its time. Where they differ it is stricter: a
+    # non-finite float would be null, not the invalid `NaN` (graphql-core never lets one
+    # through a Float), and a value it cannot encode raises (a 500) as json's did.
+    body = orjson.dumps(payload)
+    return Response(body, status_code=status, media_type=f"{media_type}; charset=utf-8")

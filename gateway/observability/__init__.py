@@ -1,0 +1,1 @@
+"""What an operator sees: Prometheus metrics, JSON logs, tracing, health and readiness."""

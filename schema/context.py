@@ -1,0 +1,71 @@
+"""The per-request context: what every resolver may use."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TypeAlias
+
+import strawberry
+
+from gateway.settings import Settings
+from loaders.call_log import CallLog
+from loaders.collections import Collections
+from loaders.dynamodb import Dynamo
+from loaders.lock import LockClient
+from loaders.point_reads import PointReadLoader
+from loaders.queries import QueryLoader
+from loaders.user_reads import UserReads
+from schema.clock import Clock
+from schema.principal import Principal
+
+
+@dataclass
+class Context:
+    settings: Settings
+    dynamo: Dynamo
+    reads: UserReads
+    principal: Principal
+    clock: Clock
+    #: The request's instant: every read rule and every write of the request uses it.
+    now: datetime
+    request_id: str = ""
+    extensions: dict[str, object] = field(default_factory=dict)
+    #: The request's DynamoDB calls (always recorded, for the metrics).
+    calls: CallLog = field(default_factory=CallLog)
+    #: The client asked for `extensions.cost` (header `X-Insight-Cost: 1`).
+    cost_requested: bool = False
+    #: The process's `locks` client (one owner name, shared sightings), from the lifespan.
+    locks: LockClient | None = None
+
+
+def build_context(
+    *,
+    settings: Settings,
+    dynamo: Dynamo,
+    principal: Principal,
+    clock: Clock,
+    request_id: str = "",
+    cost_requested: bool = False,
+    locks: LockClient | None = None,
+) -> Context:
+    """A fresh context with its own loaders: nothing is cached across requests."""
+    now = clock.now()
+    collections = Collections()
+    reads = UserReads(
+        PointReadLoader(dynamo, now, collections), QueryLoader(dynamo, now, collections), now
+    )
+    return Context(
+        settings=settings,
+        dynamo=dynamo,
+        reads=reads,
+        principal=principal,
+        clock=clock,
+        now=now,
+        request_id=request_id,
+        cost_requested=cost_requested,
+        locks=locks,
+    )
+
+
+Info: TypeAlias = strawberry.Info[Context, None]

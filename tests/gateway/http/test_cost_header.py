@@ -1,0 +1,49 @@
+"""`X-Insight-Cost: 1` asks for `extensions.cost`; nothing else does."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from starlette.requests import Request
+from starlette.responses import Response
+
+from gateway.http.graphql_view import GatewayGraphQL
+from gateway.settings import Settings
+from loaders.dynamodb import Dynamo
+from schema.clock import FixedClock
+from schema.principal import Principal
+from schema.root import build_schema
+from tests.conftest import NOW
+
+
+def _request(dynamo: Dynamo, headers: list[tuple[bytes, bytes]]) -> Request:
+    app = SimpleNamespace(state=SimpleNamespace(dynamo=dynamo))
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/graphql",
+        "headers": headers,
+        "app": app,
+        "state": {"principal": Principal("u-1")},
+    }
+    return Request(scope)
+
+
+@pytest.mark.parametrize(
+    ("headers", "requested"),
+    [
+        ([(b"x-insight-cost", b"1")], True),
+        ([(b"x-insight-cost", b" 1 ")], True),
+        ([(b"x-insight-cost", b"0")], False),
+        ([(b"x-insight-cost", b"yes")], False),
+        ([], False),
+    ],
+)
+async def test_the_header_sets_cost_requested(
+    dynamo: Dynamo, headers: list[tuple[bytes, bytes]], requested: bool
+) -> None:
+    view = GatewayGraphQL(build_schema(), settings=Settings(), clock=FixedClock(NOW))
+    context = await view.get_context(_request(dynamo, headers), Response())
+    assert context.cost_requested is requested
+    assert context.calls.calls == 0

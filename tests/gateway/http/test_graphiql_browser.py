@@ -1,0 +1,199 @@
+"""GraphiQL in a real headless Chromium, against `insight-gateway serve --embedded` on
+127.0.0.1, with every other address refused: the page, its scripts and the demo token all
+come from the gateway itself."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import httpx
+import pytest
+
+from gateway.cli.demo import ADA
+from gateway.cli.embedded import free_port
+from gateway.http.graphiql_assets import assets_present
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+CHROMIUM = shutil.which("chromium")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+QUERY_EDITOR = ".graphiql-query-editor .CodeMirror"
+HEADERS_EDITOR = ".graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror"
+RESULT = ".result-window .CodeMirror"
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install chromium)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Embedded:
+    url: str
+    token: str
+
+
+@pytest.fixture(scope="module")
+def embedded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedded]:
+    """`insight-gateway serve --embedded`, as `make serve` runs it, on a free port."""
+    if not assets_present():
+        pytest.fail("GraphiQL's assets are missing: run `make graphiql-assets`")
+    port = free_port()
+    output = tmp_path_factory.mktemp("serve") / "stdout.txt"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("INSIGHT_")}
+    script = Path(sys.executable).parent / "insight-gateway"
+    with (
+        output.open("w") as stdout,
+        subprocess.Popen(
+            [script, "serve", "--embedded", "--port", str(port)],
+            stdout=stdout,
+            stderr=subprocess.STDOUT,
+            env=env,
+        ) as process,
+    ):
+        try:
+            url = f"http://127.0.0.1:{port}"
+            _wait_until_healthy(url, process, output)
+            printed = output.read_text()
+            assert f"GraphiQL: {url}/graphql" in printed
+            token = re.search(r"pre-filled in GraphiQL:\n(\S+)\n", printed)
+            assert token is not None, printed
+            yield Embedded(url=url, token=token.group(1))
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=5)
+
+
+def _wait_until_healthy(url: str, process: subprocess.Popen[bytes], output: Path) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"serve --embedded exited with {process.returncode}:\n{output.read_text()}")
+        try:
+            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.2)
+    pytest.fail(f"serve --embedded did not answer /healthz within 60 s:\n{output.read_text()}")
+
+
+def test_graphiql_opens_on_the_demo_query_and_a_typed_query_shows_the_demo_users_data(
+    embedded: Embedded, tmp_path: Path
+) -> None:
+    from playwright.sync_api import Route, sync_playwright
+
+    elsewhere: list[str] = []
+
+    def only_the_gateway(route: Route) -> None:
+        url = route.request.url
+        if url.startswith(embedded.url + "/") or url.startswith("data:"):
+            route.continue_()
+        else:
+            elsewhere.append(url)
+            route.abort()
+
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path / "profile"),
+            executable_path=CHROMIUM,
+            headless=True,
+            args=CHROMIUM_FLAGS,
+            viewport={"width": 1280, "height": 800},
+        )
+        try:
+            context.route("**/*", only_the_gateway)
+            page = context.new_page()
+            page.goto(embedded.url + "/graphql", wait_until="load")
+            page.wait_for_selector(QUERY_EDITOR, timeout=20_000)
+
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "graphiql-opened.png"))
+            prefilled_query = _editor_value(page, QUERY_EDITOR)
+            prefilled_headers = json.loads(_editor_value(page, HEADERS_EDITOR))
+            # The page as it opens runs as it is: its query, with its token.
+            page.click(".graphiql-execute-button")
+            page.wait_for_function(
+                "() => document.querySelector('.result-window').innerText.includes('approved')",
+                timeout=20_000,
+            )
+            prefilled_result = json.loads(_editor_value(page, RESULT))
+
+            page.click(QUERY_EDITOR)
+            page.keyboard.press("Control+A")
+            page.keyboard.press("Delete")
+            # CodeMirror closes brackets and quotes as they are typed and steps over the closing
+            # character when it is typed, so typing the whole query gives exactly this text.
+            query = (
+                f'{{ user(id: "{ADA}") {{ id incomeVerification {{ txnName amountInCents }} '
+                "lowBalanceAlert } }"
+            )
+            page.keyboard.type(query, delay=5)
+            page.keyboard.press("Escape")  # close the completion popup, if open
+            typed = _editor_value(page, QUERY_EDITOR)
+            page.keyboard.press("Shift+Control+P")  # prettify, as a person would, for the picture
+            page.keyboard.press("Escape")
+            # GraphiQL parses the editor's text into its state (the operation name) after a short
+            # debounce; a click before that would send the old query's operation name.
+            page.wait_for_timeout(500)
+            page.click(".graphiql-execute-button")
+            page.wait_for_function(
+                "() => document.querySelector('.result-window').innerText.includes('ACME')",
+                timeout=20_000,
+            )
+            result = json.loads(_editor_value(page, RESULT))
+        finally:
+            # Taken on failure too: the picture shows what the page did instead.
+            ARTIFACTS.mkdir(exist_ok=True)
+            for open_page in context.pages:
+                open_page.screenshot(path=str(ARTIFACTS / "graphiql.png"))
+            context.close()
+
+    assert "query DemoUser" in prefilled_query
+    assert f'user(id: "{ADA}")' in prefilled_query
+    assert prefilled_headers == {"Authorization": f"Bearer {embedded.token}"}
+    assert "errors" not in prefilled_result
+    assert prefilled_result["data"]["user"]["id"] == ADA
+    assert prefilled_result["data"]["user"]["incomeVerification"]["amountInCents"] == 184250
+    assert typed == query
+    assert result == {
+        "data": {
+            "user": {
+                "id": ADA,
+                "incomeVerification": {"txnName": "ACME PAYROLL", "amountInCents": 184250},
+                "lowBalanceAlert": "100.00",
+            }
+        }
+    }
+    assert elsewhere == []
+
+
+def _editor_value(page: Page, selector: str) -> str:
+    value: str = page.evaluate(
+        "(selector) => document.querySelector(selector).CodeMirror.getValue()", selector
+    )
+    return value
