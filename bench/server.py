@@ -36,9 +36,8 @@ class TrivialQuery:
 
 
 class NaiveView(GraphQL[Context, None]):
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self) -> None:
         super().__init__(build_schema(), graphql_ide=None)
-        self.settings = settings
         self.clock = SystemClock()
 
     async def get_context(
@@ -47,7 +46,6 @@ class NaiveView(GraphQL[Context, None]):
         dynamo = request.app.state.dynamo
         now = self.clock.now()
         return Context(
-            settings=self.settings,
             dynamo=dynamo,
             reads=naive_reads(dynamo, now),
             principal=Principal("bench", frozenset({DASHBOARD})),
@@ -67,7 +65,7 @@ def create_bench_app() -> Starlette:
     app = create_app(settings)
     trivial = GraphQL[None, None](strawberry.Schema(query=TrivialQuery), graphql_ide=None)
     app.router.routes[:0] = [
-        Route("/bench/naive", NaiveView(settings), methods=["POST"]),
+        Route("/bench/naive", NaiveView(), methods=["POST"]),
         Route("/bench/trivial", trivial, methods=["POST"]),
     ]
     return app

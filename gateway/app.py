@@ -58,7 +58,7 @@ def create_app(
     schema = build_schema(
         [
             metrics.schema_extension,
-            *request_extensions(settings, GATEWAY_COST_POLICY),
+            *request_extensions(settings.query_limits, GATEWAY_COST_POLICY),
             *tracing.schema_extensions,
         ]
     )

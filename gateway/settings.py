@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from loaders.tables import TableNames
+from schema.extensions import QueryLimits
 
 PREFIX = "INSIGHT_"
 # scheme://host[:port], nothing after: what a browser sends in `Origin`.
@@ -57,6 +58,16 @@ class Settings:
     request_deadline_seconds: float = 10.0
     readiness_timeout_seconds: float = 2.0
     shutdown_grace_seconds: float = 20.0
+
+    @property
+    def query_limits(self) -> QueryLimits:
+        return QueryLimits(
+            max_tokens=self.max_query_tokens,
+            max_depth=self.max_query_depth,
+            max_aliases=self.max_query_aliases,
+            max_cost=self.max_query_cost,
+            introspection=self.introspection,
+        )
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] | None = None) -> Settings:

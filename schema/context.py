@@ -8,7 +8,6 @@ from typing import TypeAlias
 
 import strawberry
 
-from gateway.settings import Settings
 from loaders.call_log import CallLog
 from loaders.collections import Collections
 from loaders.dynamodb import Dynamo
@@ -22,7 +21,6 @@ from schema.principal import Principal
 
 @dataclass
 class Context:
-    settings: Settings
     dynamo: Dynamo
     reads: UserReads
     principal: Principal
@@ -41,7 +39,6 @@ class Context:
 
 def build_context(
     *,
-    settings: Settings,
     dynamo: Dynamo,
     principal: Principal,
     clock: Clock,
@@ -56,7 +53,6 @@ def build_context(
         PointReadLoader(dynamo, now, collections), QueryLoader(dynamo, now, collections), now
     )
     return Context(
-        settings=settings,
         dynamo=dynamo,
         reads=reads,
         principal=principal,

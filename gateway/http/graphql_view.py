@@ -154,7 +154,6 @@ class GatewayGraphQL(GraphQL[Context, None]):
         # whatever DataLoader batch, inherits it.
         start_deadline(self.settings.request_deadline_seconds)
         return build_context(
-            settings=self.settings,
             dynamo=request.app.state.dynamo,
             principal=principal,
             clock=self.clock,

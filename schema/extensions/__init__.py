@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 
 from strawberry.extensions import DisableIntrospection, SchemaExtension
 
-from gateway.settings import Settings
 from schema.document_memo import DocumentMemo
 from schema.extensions.alias_limit import AliasLimit
 from schema.extensions.cost_limit import CostLimit
@@ -22,32 +22,44 @@ __all__ = [
     "CostPolicy",
     "DepthLimit",
     "QueryLimit",
+    "QueryLimits",
     "TokenLimit",
     "query_limits",
     "request_extensions",
 ]
 
 
-def query_limits(settings: Settings, policy: CostPolicy) -> list[Callable[[], SchemaExtension]]:
-    """The limit extensions for `strawberry.Schema(extensions=...)`, from the settings.
+@dataclass(frozen=True, slots=True)
+class QueryLimits:
+    """The bounds a request is measured against before validation and execution."""
+
+    max_tokens: int = 2000
+    max_depth: int = 10
+    max_aliases: int = 30
+    max_cost: int = 10_000
+    introspection: bool = True
+
+
+def query_limits(limits: QueryLimits, policy: CostPolicy) -> list[Callable[[], SchemaExtension]]:
+    """The limit extensions for `strawberry.Schema(extensions=...)`.
 
     Factories, not instances: strawberry builds one extension per request, so that
     concurrent requests never share an execution context; each measuring limit's
     factory shares one memo across requests. Cheapest checks first.
     """
     return [
-        partial(TokenLimit, settings.max_query_tokens),
-        partial(DepthLimit, settings.max_query_depth, memo=DocumentMemo()),
-        partial(AliasLimit, settings.max_query_aliases, memo=DocumentMemo()),
-        partial(CostLimit, settings.max_query_cost, policy, memo=DocumentMemo()),
+        partial(TokenLimit, limits.max_tokens),
+        partial(DepthLimit, limits.max_depth, memo=DocumentMemo()),
+        partial(AliasLimit, limits.max_aliases, memo=DocumentMemo()),
+        partial(CostLimit, limits.max_cost, policy, memo=DocumentMemo()),
     ]
 
 
 def request_extensions(
-    settings: Settings, policy: CostPolicy
+    limits: QueryLimits, policy: CostPolicy
 ) -> list[Callable[[], SchemaExtension]]:
-    """Every extension the settings ask for: the limits, and introspection when turned off."""
-    extensions = query_limits(settings, policy)
-    if not settings.introspection:
+    """Every extension the limits ask for: the measures, and introspection when turned off."""
+    extensions = query_limits(limits, policy)
+    if not limits.introspection:
         extensions.append(DisableIntrospection)
     return extensions

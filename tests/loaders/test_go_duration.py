@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from loaders.go_duration import (
+from loaders.lock.go_duration import (
     HOUR,
     MICROSECOND,
     MILLISECOND,

@@ -39,7 +39,7 @@ def execute(gateway_schema: Any, settings: Settings, dynamo: Dynamo, clock: Fixe
         variables: dict[str, Any] | None = None,
         principal: Principal = DASHBOARD_USER,
     ) -> ExecutionResult:
-        context = build_context(settings=settings, dynamo=dynamo, principal=principal, clock=clock)
+        context = build_context(dynamo=dynamo, principal=principal, clock=clock)
         result: ExecutionResult = await gateway_schema.execute(
             query, variable_values=variables, context_value=context
         )

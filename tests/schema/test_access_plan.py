@@ -33,7 +33,6 @@ def run(gateway_schema: Any, settings: Settings, dynamo: Dynamo, clock: FixedClo
         query: str, variables: dict[str, Any] | None = None, *, on: Dynamo = dynamo
     ) -> ExecutionResult:
         context = build_context(
-            settings=settings,
             dynamo=on,
             principal=DASHBOARD_USER,
             clock=clock,
@@ -253,7 +252,7 @@ async def test_cost_figures_for_representative_queries(run: Run, gateway_schema:
 async def test_cost_is_absent_unless_asked(
     gateway_schema: Any, settings: Settings, dynamo: Dynamo, clock: FixedClock
 ) -> None:
-    context = build_context(settings=settings, dynamo=dynamo, principal=DASHBOARD_USER, clock=clock)
+    context = build_context(dynamo=dynamo, principal=DASHBOARD_USER, clock=clock)
     result = await gateway_schema.execute(
         '{ user(id: "u") { alert { alertSent } } }', context_value=context
     )

@@ -33,9 +33,7 @@ async def test_a_bench_user_reads_the_same_under_both_plans(
     )
 
     async def run() -> ExecutionResult:
-        context = build_context(
-            settings=settings, dynamo=dynamo, principal=DASHBOARD_USER, clock=clock
-        )
+        context = build_context(dynamo=dynamo, principal=DASHBOARD_USER, clock=clock)
         result: ExecutionResult = await gateway_schema.execute(query, context_value=context)
         return result
 

@@ -43,7 +43,7 @@ async def test_a_query_limit_still_refuses_before_the_cached_validation(
     attempt: int,
 ) -> None:
     settings = Settings(max_query_depth=2)
-    schema = build_schema(query_limits(settings, CostPolicy()))
+    schema = build_schema(query_limits(settings.query_limits, CostPolicy()))
     result = await schema.execute('{ user(id: "u") { payday { pave { payday } } } }')
     assert result.errors is not None
     [error] = result.errors

@@ -140,9 +140,7 @@ async def run(
     async def request() -> ExecutionResult:
         if deadline is not None:
             start_deadline(deadline)
-        context = build_context(
-            settings=settings, dynamo=dynamo, principal=DASHBOARD_USER, clock=clock
-        )
+        context = build_context(dynamo=dynamo, principal=DASHBOARD_USER, clock=clock)
         result: ExecutionResult = await schema.execute(
             query, variable_values={"id": user}, context_value=context
         )
@@ -369,9 +367,7 @@ async def test_a_failed_page_fails_only_its_own_users(
     )
 
     async def users(via: Dynamo) -> ExecutionResult:
-        context = build_context(
-            settings=settings, dynamo=via, principal=DASHBOARD_USER, clock=clock
-        )
+        context = build_context(dynamo=via, principal=DASHBOARD_USER, clock=clock)
         result: ExecutionResult = await gateway_schema.execute(
             query, variable_values={"ids": ids}, context_value=context
         )

@@ -91,7 +91,7 @@ async def mutate(
     mutation: str,
     given: dict[str, Any],
 ) -> ExecutionResult:
-    context = build_context(settings=settings, dynamo=dynamo, principal=WRITER_SERVICE, clock=clock)
+    context = build_context(dynamo=dynamo, principal=WRITER_SERVICE, clock=clock)
     result: ExecutionResult = await schema.execute(
         document(mutation), variable_values={"input": given}, context_value=context
     )

@@ -812,9 +812,7 @@ async def test_reads_later_in_the_request_see_the_writes(
         dynamodb, tables.balance_settings, [{"user_id": s("u-1"), "low_balance_alert": n(50)}]
     )
     writer_and_reader = Principal("svc-writer", frozenset({WRITER, DASHBOARD}))
-    context: Context = build_context(
-        settings=settings, dynamo=dynamo, principal=writer_and_reader, clock=clock
-    )
+    context: Context = build_context(dynamo=dynamo, principal=writer_and_reader, clock=clock)
 
     async def execute_here(query: str, variables: dict[str, Any] | None = None) -> Any:
         result = await gateway_schema.execute(

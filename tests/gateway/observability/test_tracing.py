@@ -93,9 +93,7 @@ async def test_a_query_traces_graphql_and_each_dynamodb_call_in_one_trace(
     await seed_demo(dynamo, clock.now(), settings)
     tracing = tracing_from_settings(Settings(otel_enabled=True))
     schema = build_schema(extensions=tracing.schema_extensions)
-    context = build_context(
-        settings=settings, dynamo=dynamo, principal=Principal(sub=ADA), clock=clock
-    )
+    context = build_context(dynamo=dynamo, principal=Principal(sub=ADA), clock=clock)
     spans.clear()  # the seeding's own calls are not this query's
 
     result = await schema.execute(

@@ -1,61 +1,39 @@
-"""The `locks` table protocol of `cirello.io/dynamolock` v2, in asyncio.
-
-A Go service holding a lock through dynamolock and the gateway exclude each other, so
-everything that reaches DynamoDB is what the Go client sends:
-
-- an item is `key` (S), `ownerName` (S), `leaseDuration` (S, Go's duration text, `1m0s`),
-  `recordVersionNumber` (S, `<unix nanoseconds>:<random base32>`, fresh on every acquire
-  and heartbeat), `data` (B, only when there is data) and `isReleased` (S `"1"`, only on a
-  released item that was kept);
-- acquire reads the item (consistent read); when it is absent or released, PutItem
-  conditioned on `attribute_not_exists(key) OR (attribute_exists(key) AND isReleased = "1")`;
-- a lock held by someone else is taken over only once its `recordVersionNumber` has stayed
-  the same for the holder's whole `leaseDuration`, measured on this process's monotonic
-  clock from when the version was first seen, by a PutItem conditioned on that version;
-- heartbeat: UpdateItem setting `leaseDuration` and a new `recordVersionNumber`,
-  conditioned on the key existing with our owner name and current version;
-- release: DeleteItem under the same condition, or (keeping the item) UpdateItem setting
-  `isReleased` = `"1"`.
-"""
+"""dynamolock's Client: acquire (with takeover of a dead owner's lock after a whole lease),
+release, and `hold`, which heartbeats a lock for the life of a block."""
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import logging
-import secrets
-import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from loaders.dynamodb import ConditionFailed, Dynamo, DynamoDBFailure
 from loaders.errors import DynamoDBUnavailable
-from loaders.go_duration import SECOND, format_go_duration, parse_go_duration
-
-log = logging.getLogger(__name__)
-
-ATTR_KEY = "key"
-ATTR_OWNER_NAME = "ownerName"
-ATTR_LEASE_DURATION = "leaseDuration"
-ATTR_RECORD_VERSION_NUMBER = "recordVersionNumber"
-ATTR_DATA = "data"
-ATTR_IS_RELEASED = "isReleased"
-IS_RELEASED = "1"
-
-_PROTOCOL_ATTRIBUTES = frozenset(
-    {
-        ATTR_KEY,
-        ATTR_OWNER_NAME,
-        ATTR_LEASE_DURATION,
-        ATTR_RECORD_VERSION_NUMBER,
-        ATTR_DATA,
-        ATTR_IS_RELEASED,
-    }
+from loaders.lock.go_duration import SECOND, format_go_duration
+from loaders.lock.heartbeat import Heartbeats
+from loaders.lock.item import (
+    ATTR_DATA,
+    ATTR_IS_RELEASED,
+    ATTR_KEY,
+    ATTR_LEASE_DURATION,
+    ATTR_OWNER_NAME,
+    ATTR_RECORD_VERSION_NUMBER,
+    IS_RELEASED,
+    NAMES,
+    Seen,
+    additional_attributes,
+    nanoseconds,
+    random_name,
+    record_version_number,
+    seen_from_item,
 )
+from loaders.lock.state import Lock, LockLost, LockNotGranted, RealTimer, Timer
+
+log = logging.getLogger("loaders.lock")
 
 # The gateway's defaults (section 5 of the contract); Go's own are 20 s and 5 s.
 DEFAULT_LEASE = timedelta(seconds=60)
@@ -63,83 +41,10 @@ DEFAULT_HEARTBEAT = timedelta(seconds=1)
 # Go's `defaultBuffer`: the pause between attempts and the wait on top of a holder's lease.
 DEFAULT_REFRESH = timedelta(seconds=1)
 DEFAULT_ADDITIONAL_WAIT = timedelta(seconds=1)
-
-_NAMES = {
-    "#key": ATTR_KEY,
-    "#owner": ATTR_OWNER_NAME,
-    "#lease": ATTR_LEASE_DURATION,
-    "#rvn": ATTR_RECORD_VERSION_NUMBER,
-    "#released": ATTR_IS_RELEASED,
-}
 _MAX_SIGHTINGS = 10_000
 
 
-class Timer(Protocol):
-    """The lock's sense of time: a monotonic clock and a sleep, injectable for tests."""
-
-    def monotonic(self) -> float: ...
-
-    async def sleep(self, seconds: float) -> None: ...
-
-
-class RealTimer:
-    def monotonic(self) -> float:
-        return time.monotonic()
-
-    async def sleep(self, seconds: float) -> None:
-        await asyncio.sleep(seconds)
-
-
-class LockNotGranted(Exception):
-    """Someone else holds the lock (and, when waiting, kept it past the wait)."""
-
-    def __init__(self, key: str, message: str, *, holder: str | None = None) -> None:
-        super().__init__(f"{key}: {message}")
-        self.key = key
-        self.holder = holder
-
-
-class LockLost(Exception):
-    """The lock is no longer ours: released, expired locally, or taken over."""
-
-
-@dataclass(slots=True, eq=False)
-class Lock:
-    """A lock this client holds (until released or lost)."""
-
-    key: str
-    owner_name: str
-    record_version_number: str
-    lease_seconds: float
-    #: Monotonic time from which the lease counts (just before the last successful write).
-    lookup_time: float
-    data: bytes | None
-    delete_on_release: bool
-    additional_attributes: dict[str, Any] = field(default_factory=dict)
-    released: bool = False
-    lost: bool = False
-    # Heartbeat and release must not overlap: a release conditioned on the version a
-    # concurrent heartbeat is replacing would fail and strand the item for a whole lease.
-    mutex: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
-
-
-@dataclass(frozen=True, slots=True)
-class _Seen:
-    """A lock item as read from the table, and when (monotonic) that version was first seen."""
-
-    owner_name: str
-    record_version_number: str
-    lease_seconds: float
-    released: bool
-    data: bytes | None
-    additional_attributes: dict[str, Any]
-    lookup_time: float
-
-    def expired(self, now: float) -> bool:
-        return now - self.lookup_time > self.lease_seconds
-
-
-class LockClient:
+class LockClient(Heartbeats):
     """dynamolock's Client over the process's `Dynamo` (so its calls are bounded and
     counted like every other) and the `locks` table (default: the configured one).
 
@@ -161,7 +66,7 @@ class LockClient:
         self._dynamo = dynamo
         self.table_name = table_name or dynamo.tables.locks
         self.owner_name = owner_name or random_name()
-        self._lease_nanoseconds = _nanoseconds(lease)
+        self._lease_nanoseconds = nanoseconds(lease)
         self.lease_duration_text = format_go_duration(self._lease_nanoseconds)
         self._lease_seconds = self._lease_nanoseconds / SECOND
         self._heartbeat_seconds = heartbeat_period.total_seconds()
@@ -169,7 +74,7 @@ class LockClient:
         # Versions of other owners' locks seen by a fail-fast acquire, so that a later
         # acquire can take over a lock whose owner died once it has stayed unchanged for a
         # whole lease, without any single request waiting that long.
-        self._sightings: OrderedDict[str, _Seen] = OrderedDict()
+        self._sightings: OrderedDict[str, Seen] = OrderedDict()
 
     # --- acquire ------------------------------------------------------------------------
 
@@ -195,7 +100,7 @@ class LockClient:
         timer = self._timer
         start = timer.monotonic()
         wait_seconds = additional_wait.total_seconds()
-        trying: _Seen | None = None
+        trying: Seen | None = None
         while True:
             existing = await self._read(key)
             item = self._new_item(key, existing, data, replace_data)
@@ -231,7 +136,7 @@ class LockClient:
             await timer.sleep(refresh_period.total_seconds())
 
     async def _take_over_seen_or_refuse(
-        self, key: str, existing: _Seen, item: dict[str, Any], delete_on_release: bool
+        self, key: str, existing: Seen, item: dict[str, Any], delete_on_release: bool
     ) -> Lock:
         seen = self._sightings.get(key)
         if seen is not None and seen.record_version_number == existing.record_version_number:
@@ -243,14 +148,14 @@ class LockClient:
             self._remember(key, existing)
         raise LockNotGranted(key, "held by another owner", holder=existing.owner_name)
 
-    def _remember(self, key: str, seen: _Seen) -> None:
+    def _remember(self, key: str, seen: Seen) -> None:
         self._sightings[key] = seen
         self._sightings.move_to_end(key)
         while len(self._sightings) > _MAX_SIGHTINGS:
             self._sightings.popitem(last=False)
 
     def _new_item(
-        self, key: str, existing: _Seen | None, data: bytes | None, replace_data: bool
+        self, key: str, existing: Seen | None, data: bytes | None, replace_data: bool
     ) -> dict[str, Any]:
         # Like Go: keep the item's extra attributes and, unless replacing, its data.
         new_data = data if replace_data else (existing.data if existing else None)
@@ -268,7 +173,7 @@ class LockClient:
     async def _put(
         self,
         item: dict[str, Any],
-        existing: _Seen | None,
+        existing: Seen | None,
         delete_on_release: bool,
         *,
         takeover: bool,
@@ -312,7 +217,7 @@ class LockClient:
             lookup_time=lookup_time,
             data=None if data is None else bytes(data["B"]),
             delete_on_release=delete_on_release,
-            additional_attributes=_additional(item),
+            additional_attributes=additional_attributes(item),
         )
 
     async def _wrote(self, key: str, version: str) -> bool:
@@ -326,7 +231,7 @@ class LockClient:
             and not seen.released
         )
 
-    async def _read(self, key: str) -> _Seen | None:
+    async def _read(self, key: str) -> Seen | None:
         answer = await self._dynamo.call(
             "get_item", TableName=self.table_name, Key={ATTR_KEY: {"S": key}}, ConsistentRead=True
         )
@@ -334,85 +239,7 @@ class LockClient:
         if item is None:
             return None
         # The reader errs on the side of not expiring: its count starts after the read.
-        lookup_time = self._timer.monotonic()
-        lease_text = _string(item.get(ATTR_LEASE_DURATION))
-        data = item.get(ATTR_DATA)
-        return _Seen(
-            owner_name=_string(item.get(ATTR_OWNER_NAME)),
-            record_version_number=_string(item.get(ATTR_RECORD_VERSION_NUMBER)),
-            lease_seconds=parse_go_duration(lease_text) / SECOND if lease_text else 0.0,
-            # Go counts the attribute's presence, whatever its value.
-            released=ATTR_IS_RELEASED in item,
-            data=None if data is None or "B" not in data else bytes(data["B"]),
-            additional_attributes=_additional(item),
-            lookup_time=lookup_time,
-        )
-
-    # --- heartbeat ----------------------------------------------------------------------
-
-    def is_held(self, lock: Lock) -> bool:
-        """Ours and within its lease on this process's clock."""
-        return not (
-            lock.released
-            or lock.lost
-            or self._timer.monotonic() - lock.lookup_time > lock.lease_seconds
-        )
-
-    def ensure_held(self, lock: Lock) -> None:
-        if not self.is_held(lock):
-            raise LockLost(f"{lock.key}: the lock is no longer held")
-
-    async def send_heartbeat(self, lock: Lock) -> None:
-        """Renew the lease with a new record version; `LockLost` when it is not ours."""
-        async with lock.mutex:
-            await self._send_heartbeat(lock)
-
-    async def _send_heartbeat(self, lock: Lock) -> None:
-        if not self.is_held(lock) or lock.owner_name != self.owner_name:
-            lock.lost = lock.lost or not lock.released
-            raise LockLost(f"{lock.key}: cannot heartbeat a lock that is not held")
-        new_version = record_version_number()
-        lookup_time = self._timer.monotonic()
-        try:
-            await self._dynamo.call(
-                "update_item",
-                TableName=self.table_name,
-                Key={ATTR_KEY: {"S": lock.key}},
-                UpdateExpression="SET #lease = :lease, #rvn = :new_rvn",
-                ConditionExpression="attribute_exists(#key) AND #rvn = :rvn AND #owner = :owner",
-                ExpressionAttributeNames={
-                    name: _NAMES[name] for name in ("#key", "#lease", "#rvn", "#owner")
-                },
-                ExpressionAttributeValues={
-                    ":lease": {"S": self.lease_duration_text},
-                    ":new_rvn": {"S": new_version},
-                    ":rvn": {"S": lock.record_version_number},
-                    ":owner": {"S": lock.owner_name},
-                },
-            )
-        except ConditionFailed as error:
-            # As in `_put`: a retry of a heartbeat that landed finds its own new version.
-            if not await self._wrote(lock.key, new_version):
-                lock.lost = True
-                raise LockLost(f"{lock.key}: taken over by another owner") from error
-        lock.record_version_number = new_version
-        lock.lookup_time = lookup_time
-        lock.lease_seconds = self._lease_seconds
-
-    async def _heartbeat_until_released(self, lock: Lock) -> None:
-        while True:
-            await self._timer.sleep(self._heartbeat_seconds)
-            async with lock.mutex:
-                if lock.released:
-                    return
-                try:
-                    await self._send_heartbeat(lock)
-                except LockLost:
-                    log.warning("lock %s lost; heartbeats stop", lock.key)
-                    return
-                except (DynamoDBUnavailable, DynamoDBFailure):
-                    # Like Go: log and try again on the next beat; the lease decides.
-                    log.warning("heartbeat of lock %s failed; retrying", lock.key, exc_info=True)
+        return seen_from_item(item, self._timer.monotonic())
 
     # --- release ------------------------------------------------------------------------
 
@@ -429,7 +256,7 @@ class LockClient:
             lock.released = True
             keep = not (lock.delete_on_release if delete is None else delete)
             condition = "attribute_exists(#key) AND #rvn = :rvn AND #owner = :owner"
-            names = {name: _NAMES[name] for name in ("#key", "#rvn", "#owner")}
+            names = {name: NAMES[name] for name in ("#key", "#rvn", "#owner")}
             values: dict[str, Any] = {
                 ":rvn": {"S": lock.record_version_number},
                 ":owner": {"S": lock.owner_name},
@@ -505,27 +332,3 @@ class LockClient:
                 heartbeat.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await heartbeat
-
-
-def random_name() -> str:
-    """Go's randString: 32 random bytes in unpadded standard base32."""
-    return base64.b32encode(secrets.token_bytes(32)).decode("ascii").rstrip("=")
-
-
-def record_version_number() -> str:
-    """Go's generateRecordVersionNumber: `<unix nanoseconds>:<randString>`."""
-    return f"{time.time_ns()}:{random_name()}"
-
-
-def _nanoseconds(delta: timedelta) -> int:
-    return (delta.days * 86_400 + delta.seconds) * SECOND + delta.microseconds * 1_000
-
-
-def _string(value: Any) -> str:
-    if isinstance(value, dict) and "S" in value:
-        return str(value["S"])
-    return ""
-
-
-def _additional(item: dict[str, Any]) -> dict[str, Any]:
-    return {name: value for name, value in item.items() if name not in _PROTOCOL_ATTRIBUTES}
