@@ -32,7 +32,7 @@ class User:
         return IncomeVerification.from_row(row) if row is not None else None
 
     @strawberry.field(description="This UTC month and the months before it, newest first.")
-    async def savings_months(self, info: Info, months: int = 3) -> list[SavingsMonth]:
+    async def savings_months(self, info: Info, months: int = 3) -> list[SavingsMonth] | None:
         check_range("months", months, 1, MAX_MONTHS)
         rows = await info.context.reads.savings_months(self.id, months)
         return [SavingsMonth.from_row(row) for row in rows]
@@ -43,23 +43,27 @@ class User:
         return BalanceAlert.from_row(row) if row is not None else None
 
     @strawberry.field(description="The latest mine's recurring expenses, by due date.")
-    async def recurring_expenses(self, info: Info) -> list[RecurringExpense]:
+    async def recurring_expenses(self, info: Info) -> list[RecurringExpense] | None:
         rows = await info.context.reads.recurring_expenses(self.id)
         return [RecurringExpense.from_row(row) for row in rows]
 
     @strawberry.field(description="The latest mine's rituals, by due date.")
-    async def rituals(self, info: Info) -> list[Ritual]:
+    async def rituals(self, info: Info) -> list[Ritual] | None:
         rows = await info.context.reads.rituals(self.id)
         return [Ritual.from_row(row) for row in rows]
 
     @strawberry.field(description="Newest first.")
-    async def cash_advance_scores(self, info: Info, limit: int = 10) -> list[CashAdvanceScore]:
+    async def cash_advance_scores(
+        self, info: Info, limit: int = 10
+    ) -> list[CashAdvanceScore] | None:
         check_range("limit", limit, 1, MAX_LIMIT)
         rows = await info.context.reads.cash_advance_scores(self.id, limit)
         return [CashAdvanceScore.from_row(row) for row in rows]
 
     @strawberry.field(description="Newest first.")
-    async def income_detection_runs(self, info: Info, limit: int = 10) -> list[IncomeDetectionRun]:
+    async def income_detection_runs(
+        self, info: Info, limit: int = 10
+    ) -> list[IncomeDetectionRun] | None:
         check_range("limit", limit, 1, MAX_LIMIT)
         rows = await info.context.reads.income_detection_runs(self.id, limit)
         return [IncomeDetectionRun.from_row(row) for row in rows]
@@ -80,7 +84,7 @@ class User:
         return PaveLabel.from_row(row) if row is not None else None
 
     @strawberry.field(description="The last page fed, per Pave request.")
-    async def last_pages(self, info: Info) -> list[LastPage]:
+    async def last_pages(self, info: Info) -> list[LastPage] | None:
         rows = await info.context.reads.last_pages(self.id)
         return [LastPage.from_row(row) for row in rows]
 

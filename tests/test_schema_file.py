@@ -23,5 +23,5 @@ def test_the_printed_schema_has_the_contracts_entry_points() -> None:
     printed = schema_sdl()
 
     assert "type Query {" in printed
-    for entry in ("user(id: ID!): User!", "users(ids: [ID!]!): [User!]!", "viewer: User!"):
+    for entry in ("user(id: ID!): User\n", "users(ids: [ID!]!): [User]!", "viewer: User!"):
         assert entry in printed

@@ -252,7 +252,7 @@ async def test_a_lasting_query_fault_nulls_exactly_the_query_field(
     assert proxy.injected["Query"] == MAX_ATTEMPTS
 
 
-async def test_a_failed_list_is_never_a_short_list(
+async def test_a_failed_list_is_null_never_short_and_nulls_nothing_else(
     expected: dict[str, Any],
     proxy: FaultProxy,
     faulty: Dynamo,
@@ -260,9 +260,9 @@ async def test_a_failed_list_is_never_a_short_list(
     settings: Settings,
     clock: FixedClock,
 ) -> None:
-    """`cashAdvanceScores` is a non-null list: when its Query fails, GraphQL nulls its
-    nearest nullable parent (here the whole response), and the error names the list. An
-    empty or partial list would be a wrong answer that looks right."""
+    """`cashAdvanceScores` is a nullable list: when its Query fails, the list alone is null
+    with the error, its neighbours are served. An empty or partial list would be a wrong
+    answer that looks right (empty means read, and nothing there)."""
     query = (
         "query($id: ID!) { user(id: $id) { id payday { nextDate } cashAdvanceScores { score } } }"
     )
@@ -272,7 +272,7 @@ async def test_a_failed_list_is_never_a_short_list(
         "Query", Throttle(), times=1000, when=lambda body: "CASH_ADVANCE_SCORE#" in str(body)
     )
     result = await run(gateway_schema, faulty, settings, clock, query)
-    assert result.data is None
+    assert result.data == {"user": {**healthy["user"], "cashAdvanceScores": None}}
     assert failed_paths(result) == {("user", "cashAdvanceScores"): UNAVAILABLE}
     assert proxy.injected["Query"] == MAX_ATTEMPTS
 
