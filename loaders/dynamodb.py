@@ -76,6 +76,14 @@ class FinishedCall:
 CallObserver = Callable[[FinishedCall], None]
 
 
+@dataclass(frozen=True, slots=True)
+class BatchGot:
+    """A BatchGetItem's outcome: the items read, and the keys that could not be read."""
+
+    found: dict[ItemKey, Item]
+    failed: dict[ItemKey, DynamoDBUnavailable]
+
+
 class ConditionFailed(Exception):
     """A conditional write's condition did not hold."""
 
@@ -184,10 +192,14 @@ class Dynamo:
             for start in range(0, len(distinct), BATCH_GET_LIMIT)
         ]
 
-    async def batch_get(self, keys: Sequence[ItemKey]) -> dict[ItemKey, Item]:
+    async def batch_get(self, keys: Sequence[ItemKey]) -> BatchGot:
         """Read up to 100 keys, across tables, in one BatchGetItem, re-requesting
         `UnprocessedKeys` with jittered exponential backoff until done or the deadline.
-        Keys with no item are absent from the answer."""
+
+        Keys with no item are absent from `found`. When a round fails or the deadline
+        passes, the keys read so far stay read and only those still unread are `failed`
+        (DynamoDB leaves a hot partition's keys unprocessed and serves the others); a
+        first call that fails fails every key."""
         if len(keys) > BATCH_GET_LIMIT:
             raise ValueError(f"at most {BATCH_GET_LIMIT} keys a BatchGetItem")
         request: dict[str, Any] = {}
@@ -198,11 +210,14 @@ class Dynamo:
         deadline = asyncio.get_running_loop().time() + self._unprocessed_deadline
         attempt = 0
         while request:
-            if attempt:
-                await self._backoff(attempt, deadline)
-            response = await self.call(
-                "batch_get_item", RequestItems=request, ReturnConsumedCapacity="TOTAL"
-            )
+            try:
+                if attempt:
+                    await self._backoff(attempt, deadline)
+                response = await self.call(
+                    "batch_get_item", RequestItems=request, ReturnConsumedCapacity="TOTAL"
+                )
+            except DynamoDBUnavailable as error:
+                return BatchGot(found, dict.fromkeys(self._keys_of(request), error))
             for table_name, wire_items in response.get("Responses", {}).items():
                 table = self._table_of_name[table_name]
                 for wire in wire_items:
@@ -210,7 +225,15 @@ class Dynamo:
                     found[self.key_of(table, item)] = item
             request = response.get("UnprocessedKeys") or {}
             attempt += 1
-        return found
+        return BatchGot(found, {})
+
+    def _keys_of(self, request: Mapping[str, Any]) -> list[ItemKey]:
+        """The ItemKeys of a BatchGetItem's RequestItems (wire form)."""
+        return [
+            self.key_of(self._table_of_name[name], from_wire(key))
+            for name, table_request in request.items()
+            for key in table_request["Keys"]
+        ]
 
     async def _backoff(self, attempt: int, deadline: float) -> None:
         """Full-jitter exponential backoff before re-sending unprocessed keys or items;

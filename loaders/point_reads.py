@@ -19,7 +19,8 @@ class PointReadLoader(DataLoader[ItemKey, Item | None]):
     """Loads one item per key: None when absent or expired at the request's `now`.
 
     Every key loaded in the same tick, whatever its table or user, goes out together in
-    pages of 100 distinct keys, sent concurrently; a failed page fails only its own keys.
+    pages of 100 distinct keys, sent concurrently; a failed page fails only its own keys,
+    and keys left unprocessed past the deadline only themselves.
     A key of a partition the request reads whole (`collections`) is answered from that
     partition's Query instead.
     """
@@ -55,7 +56,9 @@ class PointReadLoader(DataLoader[ItemKey, Item | None]):
             for key in page:
                 if isinstance(answer, BaseException):
                     outcome[key] = answer
+                elif key in answer.failed:
+                    outcome[key] = answer.failed[key]
                 else:
-                    item = answer.get(key)
+                    item = answer.found.get(key)
                     outcome[key] = item if item is not None and is_live(item, self._now) else None
         return [outcome[key] for key in keys]

@@ -67,7 +67,36 @@ class Unprocess:
     keep: int = 0
 
 
-Fault = Throttle | Refuse | ServerError | Delay | Drop | Lose | Unprocess
+@dataclass(frozen=True, slots=True)
+class Hold:
+    """BatchGetItem: pass on every key but those of the partition `key` (a partition key
+    value), which are answered as UnprocessedKeys: DynamoDB's answer for a hot partition,
+    while the call's other keys are served."""
+
+    key: str
+
+
+Fault = Throttle | Refuse | ServerError | Delay | Drop | Lose | Unprocess | Hold
+
+
+def names_partition(key: str) -> Callable[[dict[str, Any]], bool]:
+    """A Query body whose key condition's values name the partition key value `key`."""
+    wire = {"S": key}
+    return lambda body: wire in body.get("ExpressionAttributeValues", {}).values()
+
+
+def touches_partition(key: str) -> Callable[[dict[str, Any]], bool]:
+    """A BatchGetItem body with a key in the partition `key` (any table)."""
+    wire = {"S": key}
+
+    def touches(body: dict[str, Any]) -> bool:
+        return any(
+            wire in item_key.values()
+            for request in body.get("RequestItems", {}).values()
+            for item_key in request["Keys"]
+        )
+
+    return touches
 
 
 @dataclass(slots=True)
@@ -129,6 +158,15 @@ class FaultProxy:
         body satisfies `when` fail with `fault`. Rules apply in the order injected."""
         self.rules.append(Rule(operation, fault, times, when))
 
+    def hot_partition(self, key: str, *, times: int = 10_000, batch_get: bool = True) -> None:
+        """Throttle the next `times` Queries whose key condition names the partition key
+        value `key` (past any retry budget by default), as DynamoDB throttles a hot
+        partition; with `batch_get`, BatchGetItem calls touching it serve their other keys
+        and leave that partition's in UnprocessedKeys."""
+        self.inject("Query", Throttle(), times=times, when=names_partition(key))
+        if batch_get:
+            self.inject("BatchGetItem", Hold(key), times=times, when=touches_partition(key))
+
     def reset(self) -> None:
         self.rules.clear()
         self.received.clear()
@@ -185,7 +223,10 @@ class FaultProxy:
         elif isinstance(fault, ServerError):
             _write(writer, 500, _error_body("InternalServerError", "Internal server error"))
         elif isinstance(fault, Unprocess):
-            status, answer = await self._unprocess(headers, payload, fault.keep)
+            status, answer = await self._unprocess(headers, payload, _first(fault.keep))
+            _write(writer, status, answer)
+        elif isinstance(fault, Hold):
+            status, answer = await self._unprocess(headers, payload, _other_than(fault.key))
             _write(writer, status, answer)
         else:
             if isinstance(fault, Delay):
@@ -202,16 +243,16 @@ class FaultProxy:
             return reply.status, await reply.read()
 
     async def _unprocess(
-        self, headers: dict[str, str], payload: dict[str, Any], keep: int
+        self, headers: dict[str, str], payload: dict[str, Any], passes: KeyFilter
     ) -> tuple[int, bytes]:
         sent: dict[str, Any] = {}
         held: dict[str, Any] = {}
         for table, request in payload["RequestItems"].items():
-            keys = request["Keys"]
-            if keys[:keep]:
-                sent[table] = {**request, "Keys": keys[:keep]}
-            if keys[keep:]:
-                held[table] = {**request, "Keys": keys[keep:]}
+            passed, kept_back = passes(request["Keys"])
+            if passed:
+                sent[table] = {**request, "Keys": passed}
+            if kept_back:
+                held[table] = {**request, "Keys": kept_back}
         answer: dict[str, Any] = {"Responses": {}}
         if sent:
             body = json.dumps({**payload, "RequestItems": sent}).encode()
@@ -221,6 +262,23 @@ class FaultProxy:
             answer = json.loads(raw)
         answer["UnprocessedKeys"] = held
         return 200, json.dumps(answer).encode()
+
+
+#: Splits one table's BatchGetItem keys into those passed on and those held back.
+KeyFilter = Callable[[list[dict[str, Any]]], tuple[list[dict[str, Any]], list[dict[str, Any]]]]
+
+
+def _first(keep: int) -> KeyFilter:
+    return lambda keys: (keys[:keep], keys[keep:])
+
+
+def _other_than(partition: str) -> KeyFilter:
+    wire = {"S": partition}
+
+    def split(keys: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        return [k for k in keys if wire not in k.values()], [k for k in keys if wire in k.values()]
+
+    return split
 
 
 async def _read_request(reader: asyncio.StreamReader) -> tuple[dict[str, str], bytes] | None:
