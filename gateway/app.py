@@ -12,6 +12,7 @@ from starlette.routing import Route
 from gateway.http.cors import cors_middleware
 from gateway.http.graphiql import GraphiQLDefaults, graphiql_static_mount
 from gateway.http.graphql_view import GatewayGraphQL
+from gateway.observability.dynamodb_failures import FailureLog
 from gateway.observability.health import healthz, readyz
 from gateway.observability.logs import AccessLog
 from gateway.observability.metrics import HttpMetrics, Metrics
@@ -40,12 +41,15 @@ def create_app(
 
     tracing = tracing_from_settings(settings)
     metrics = Metrics()
+    failures = FailureLog()
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with open_dynamo(settings) as dynamo:
             app.state.dynamo = dynamo
             dynamo.observers.append(metrics.observe_call)
+            dynamo.observers.append(failures.observe_call)
+            dynamo.abandon_observers.append(failures.observe_abandoned)
             # One lock client per process: one owner name, as a Go service has.
             app.state.locks = LockClient(dynamo)
             try:

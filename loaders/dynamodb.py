@@ -77,6 +77,26 @@ CallObserver = Callable[[FinishedCall], None]
 
 
 @dataclass(frozen=True, slots=True)
+class AbandonedBatch:
+    """A BatchGetItem or BatchWriteItem given up with keys or items still unprocessed
+    (DynamoDB kept leaving them, past the unprocessed-keys deadline or the request's)."""
+
+    operation: str
+    #: The tables of what was left, as named in DynamoDB.
+    tables: tuple[str, ...]
+    #: Keys (BatchGetItem) or items (BatchWriteItem) left unprocessed.
+    left: int
+    #: Calls sent before giving up (each retried by botocore on its own).
+    rounds: int
+    seconds: float
+    error: BaseException
+
+
+#: Told when a batch is given up with work left (the failure log).
+AbandonObserver = Callable[[AbandonedBatch], None]
+
+
+@dataclass(frozen=True, slots=True)
 class BatchGot:
     """A BatchGetItem's outcome: the items read, and the keys that could not be read."""
 
@@ -116,6 +136,8 @@ class Dynamo:
         #: Called after every call, success or failure (metrics, per-request accounting).
         #: An observer must be quick and must not raise.
         self.observers: list[CallObserver] = []
+        #: Called when a batch is given up with keys or items still unprocessed.
+        self.abandon_observers: list[AbandonObserver] = []
         client.meta.events.register(
             "request-created.dynamodb", _count_attempt, unique_id="gateway-dynamo-attempts"
         )
@@ -207,12 +229,17 @@ class Dynamo:
             table = request.setdefault(self.tables.name(key.table), {"Keys": []})
             table["Keys"].append(key.attributes())
         found: dict[ItemKey, Item] = {}
-        deadline = asyncio.get_running_loop().time() + self._unprocessed_deadline
+        started = asyncio.get_running_loop().time()
+        deadline = started + self._unprocessed_deadline
         attempt = 0
         while request:
             try:
                 if attempt:
                     await self._backoff(attempt, deadline)
+            except DynamoDBUnavailable as error:
+                self._abandoned("batch_get_item", request, "Keys", attempt, started, error)
+                return BatchGot(found, dict.fromkeys(self._keys_of(request), error))
+            try:
                 response = await self.call(
                     "batch_get_item", RequestItems=request, ReturnConsumedCapacity="TOTAL"
                 )
@@ -226,6 +253,29 @@ class Dynamo:
             request = response.get("UnprocessedKeys") or {}
             attempt += 1
         return BatchGot(found, {})
+
+    def _abandoned(
+        self,
+        operation: str,
+        request: Mapping[str, Any],
+        entries: str | None,
+        rounds: int,
+        started: float,
+        error: BaseException,
+    ) -> None:
+        left = sum(
+            len(table[entries] if entries is not None else table) for table in request.values()
+        )
+        record = AbandonedBatch(
+            operation=operation,
+            tables=tuple(request),
+            left=left,
+            rounds=rounds,
+            seconds=asyncio.get_running_loop().time() - started,
+            error=error,
+        )
+        for observer in self.abandon_observers:
+            observer(record)
 
     def _keys_of(self, request: Mapping[str, Any]) -> list[ItemKey]:
         """The ItemKeys of a BatchGetItem's RequestItems (wire form)."""
@@ -316,11 +366,16 @@ class Dynamo:
             for table, item in items[start : start + BATCH_WRITE_LIMIT]:
                 writes = request.setdefault(self.tables.name(table), [])
                 writes.append({"PutRequest": {"Item": to_wire(item)}})
-            deadline = asyncio.get_running_loop().time() + self._unprocessed_deadline
+            started = asyncio.get_running_loop().time()
+            deadline = started + self._unprocessed_deadline
             attempt = 0
             while request:
                 if attempt:
-                    await self._backoff(attempt, deadline)
+                    try:
+                        await self._backoff(attempt, deadline)
+                    except DynamoDBUnavailable as error:
+                        self._abandoned("batch_write_item", request, None, attempt, started, error)
+                        raise
                 response = await self.call("batch_write_item", RequestItems=request)
                 request = response.get("UnprocessedItems") or {}
                 attempt += 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -309,6 +310,8 @@ def _write(writer: asyncio.StreamWriter, status: int, body: bytes) -> None:
     head = (
         f"HTTP/1.1 {status} {reason}\r\n"
         f"Content-Type: {JSON_TYPE}\r\n"
+        # As DynamoDB does: botocore reads it into ResponseMetadata.RequestId.
+        f"x-amzn-RequestId: {uuid.uuid4().hex.upper()}\r\n"
         f"Content-Length: {len(body)}\r\n"
         "Connection: keep-alive\r\n\r\n"
     )

@@ -19,7 +19,20 @@ _request_id: ContextVar[str | None] = ContextVar("log_request_id", default=None)
 access_logger = logging.getLogger("gateway.access")
 
 #: `extra=` fields that the JSON line carries (others stay out: they may be anything).
-EXTRA_FIELDS = ("method", "path", "status", "duration_ms")
+EXTRA_FIELDS = (
+    "method",
+    "path",
+    "status",
+    "duration_ms",
+    # A DynamoDB failure (gateway.observability.dynamodb_failures).
+    "dynamodb_operation",
+    "tables",
+    "error_code",
+    "attempts",
+    "elapsed_ms",
+    "aws_request_id",
+    "suppressed",
+)
 
 
 def bind_request_id(request_id: str) -> None:

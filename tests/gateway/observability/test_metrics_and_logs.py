@@ -40,13 +40,14 @@ async def proxy(endpoint_url: str) -> AsyncIterator[FaultProxy]:
 
 @asynccontextmanager
 async def serving(
-    settings: Settings, proxy: FaultProxy, clock: FixedClock
+    settings: Settings, proxy: FaultProxy, clock: FixedClock, **overrides: Any
 ) -> AsyncIterator[httpx.AsyncClient]:
     configured = dataclasses.replace(
         settings,
         dynamodb_endpoint_url=proxy.endpoint_url,
         dynamodb_max_attempts=2,
         auth_hs256_secret=SECRET,
+        **overrides,
     )
     app = create_app(configured, clock=clock)
     token = mint_token(SECRET, "dash-1", [DASHBOARD], timedelta(hours=1), clock)
