@@ -45,5 +45,12 @@ pytest: $(STAMP) graphiql-assets $(DYNALITE)
 bench: $(STAMP) $(DYNALITE)
 	$(BIN)/python -m bench
 
+# The load test on the production topology (bench/load): Debian's nginx with deploy/nginx.conf
+# in front of two replicas over dynalite, an open-loop mix with a rolling restart, then 10% of
+# DynamoDB calls throttled. Minutes long, so not part of `make test` (tests/deploy smokes it).
+.PHONY: load
+load: $(STAMP) $(DYNALITE)
+	$(BIN)/python -m bench.load
+
 clean:
 	rm -rf $(VENV) build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache

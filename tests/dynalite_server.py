@@ -18,6 +18,11 @@ class DynaliteServer:
         self.port = 0
 
     @property
+    def pid(self) -> int:
+        assert self._process is not None
+        return self._process.pid
+
+    @property
     def endpoint_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 

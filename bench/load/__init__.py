@@ -1,0 +1,1 @@
+"""The load test on the production topology (`make load`); see __main__."""
