@@ -138,11 +138,18 @@ def _cause(error: BaseException) -> BaseException:
     return getattr(error, "cause", None) or error.__cause__ or error
 
 
+#: The code of a call cut short by its request's deadline (loaders.deadline), which
+#: asyncio raises as a bare TimeoutError; botocore's own timeouts have classes of their own.
+REQUEST_DEADLINE = "RequestDeadlineExceeded"
+
+
 def _code(cause: BaseException) -> str:
     if isinstance(cause, ClientError):
         code = cause.response.get("Error", {}).get("Code")
         if code:
             return str(code)
+    if type(cause) is TimeoutError:
+        return REQUEST_DEADLINE
     return type(cause).__name__
 
 

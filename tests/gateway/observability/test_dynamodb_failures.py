@@ -175,8 +175,13 @@ def test_a_sustained_outage_writes_a_bounded_log_and_counts_what_it_suppressed(
         call = throttled_call()
         failures.observe_call(call)
         metrics.observe_call(call)
-    # Another kind of failure has its own budget.
+    # Other kinds of failure have budgets of their own.
     failures.observe_call(timed_out_call())
+    failures.observe_call(
+        FinishedCall(
+            "query", {"TableName": "t"}, 9.5, 1, None, DynamoDBUnavailable(cause=TimeoutError())
+        )
+    )
     now[0] += 0.5
     failures.observe_call(throttled_call())
     now[0] += 0.5
@@ -188,6 +193,7 @@ def test_a_sustained_outage_writes_a_bounded_log_and_counts_what_it_suppressed(
         ("ProvisionedThroughputExceededException", 0),
         ("ProvisionedThroughputExceededException", 0),
         ("ReadTimeoutError", 0),
+        ("RequestDeadlineExceeded", 0),
         # The next second's first line says how many of its kind were left out.
         ("ProvisionedThroughputExceededException", 998),
     ]
