@@ -19,6 +19,8 @@ from graphql import (
     BreakingChangeType,
     DangerousChange,
     GraphQLEnumType,
+    GraphQLField,
+    GraphQLInputField,
     GraphQLInputObjectType,
     GraphQLInterfaceType,
     GraphQLObjectType,
@@ -69,10 +71,8 @@ def coordinate(change: BreakingChange | DangerousChange, schemas: Iterable[Graph
     if match:
         return match.group(0)
     names = {name for schema in schemas for name in schema.type_map}
-    for word in re.findall(r"[_A-Za-z]\w*", change.description):
-        if word in names:
-            return word
-    return change.description
+    words: list[str] = re.findall(r"[_A-Za-z]\w*", change.description)
+    return next((word for word in words if word in names), change.description)
 
 
 def version_section(changelog: str, version: Version) -> str | None:
@@ -138,10 +138,12 @@ def _deprecation(schema: GraphQLSchema, place: str) -> str | None:
         return value.deprecation_reason if value else None
     if not isinstance(named, GraphQLObjectType | GraphQLInterfaceType | GraphQLInputObjectType):
         return None
-    field = named.fields.get(member)
+    field: GraphQLField | GraphQLInputField | None = named.fields.get(member)
     if field is None:
         return None
     if argument is None:
         return field.deprecation_reason
-    arg = getattr(field, "args", {}).get(argument)
+    if isinstance(field, GraphQLInputField):
+        return None
+    arg = field.args.get(argument)
     return arg.deprecation_reason if arg else None
