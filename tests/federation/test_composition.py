@@ -58,15 +58,22 @@ def router(subgraph_url: str, tmp_path: Path) -> Iterator[ComposedRouter]:
         yield composed
 
 
-def dashboard_headers() -> dict[str, str]:
-    token = mint_token(SECRET, "dash-1", [DASHBOARD], timedelta(hours=1), FixedClock(NOW))
+def dashboard_headers(sub: str = "dash-1", roles: tuple[str, ...] = (DASHBOARD,)) -> dict[str, str]:
+    token = mint_token(SECRET, sub, roles, timedelta(hours=1), FixedClock(NOW))
     return {"Authorization": f"Bearer {token}", "X-Insight-Cost": "1"}
 
 
-async def post(url: str, query: str, variables: dict[str, Any] | None = None) -> Any:
+async def post(
+    url: str,
+    query: str,
+    variables: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+) -> Any:
     async with httpx.AsyncClient(timeout=30) as client:
         response = await client.post(
-            url, json={"query": query, "variables": variables or {}}, headers=dashboard_headers()
+            url,
+            json={"query": query, "variables": variables or {}},
+            headers=headers or dashboard_headers(),
         )
     assert response.status_code == 200, response.text
     return response.json()
@@ -98,3 +105,27 @@ async def test_insight_fields_of_ten_users_through_the_composed_router(
     assert cost["roundTrips"] == 1
     assert cost["dynamodbCalls"] == direct["extensions"]["cost"]["dynamodbCalls"]
     assert cost["dynamodbCalls"] == 3 * len(TEAM) + 1
+
+
+async def test_an_end_user_through_the_router_reads_only_their_own_user(
+    dynamo: Dynamo, settings: Settings, router: ComposedRouter
+) -> None:
+    await seed_demo(dynamo, NOW, settings)
+
+    composed = await post(
+        router.url,
+        '{ team(name: "growth") { members { id alert { alertSent } } } }',
+        headers=dashboard_headers(sub=ADA, roles=()),
+    )
+
+    members = composed["data"]["team"]["members"]
+    assert members[0] == {"id": ADA, "alert": {"alertSent": True}}
+    # The router keeps the ids it got from the accounts subgraph and nulls what the insight
+    # subgraph refused, with the refusal at each member's place.
+    assert members[1:] == [{"id": user_id, "alert": None} for user_id in TEAM[1:]]
+    assert sorted(
+        (tuple(error["path"]), error["extensions"]["code"]) for error in composed["errors"]
+    ) == [(("team", "members", n), "FORBIDDEN") for n in range(1, len(TEAM))]
+    # The refused users' rows are never read: one BatchGetItem key, ADA's alert.
+    [cost] = composed["extensions"]["insightCosts"]
+    assert cost["dynamodbCalls"] == 1
