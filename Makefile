@@ -24,6 +24,13 @@ $(DYNALITE): tests/dynalite/package-lock.json
 	npm ci --prefix tests/dynalite --no-audit --no-fund --loglevel=error
 	touch $(DYNALITE)
 
+# Apollo's composition and gateway and a second subgraph, for the federation composition
+# test (tests/federation), at the versions of its committed package-lock.json.
+FEDERATION := tests/federation/node_modules/.package-lock.json
+$(FEDERATION): tests/federation/package-lock.json
+	npm ci --prefix tests/federation --no-audit --no-fund --loglevel=error
+	touch $(FEDERATION)
+
 # schema.graphql is the printed SDL; a test fails until it is regenerated after a schema change.
 schema: $(STAMP)
 	$(BIN)/insight-gateway schema > schema.graphql
@@ -38,7 +45,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-pytest: $(STAMP) graphiql-assets $(DYNALITE)
+pytest: $(STAMP) graphiql-assets $(DYNALITE) $(FEDERATION)
 	$(BIN)/pytest
 
 # The performance benchmark (bench/): dynalite from npm, the gateway under uvicorn, one table.

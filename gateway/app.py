@@ -64,7 +64,8 @@ def create_app(
             metrics.schema_extension,
             *request_extensions(settings.query_limits, GATEWAY_COST_POLICY),
             *tracing.schema_extensions,
-        ]
+        ],
+        federation=settings.federation,
     )
     graphql = GatewayGraphQL(schema, settings=settings, clock=clock, graphiql=graphiql)
     app = Starlette(

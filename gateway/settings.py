@@ -58,6 +58,8 @@ class Settings:
     request_deadline_seconds: float = 10.0
     readiness_timeout_seconds: float = 2.0
     shutdown_grace_seconds: float = 20.0
+    # Serve as an Apollo Federation 2 subgraph (schema/federation.py); off: the plain schema.
+    federation: bool = False
 
     @property
     def query_limits(self) -> QueryLimits:
@@ -135,6 +137,7 @@ class Settings:
             shutdown_grace_seconds=env.number(
                 "INSIGHT_SHUTDOWN_GRACE_SECONDS", 20.0, minimum=0, maximum=600
             ),
+            federation=env.boolean("INSIGHT_FEDERATION", False),
         )
 
 

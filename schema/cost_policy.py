@@ -10,4 +10,7 @@ from schema.extensions import CostPolicy
 GATEWAY_COST_POLICY = CostPolicy(
     type_costs={"User": 1, "Mutation": 1},
     field_costs={"User.id": 0},
+    # A subgraph's `_entities` (INSIGHT_FEDERATION) reads one User per representation, as
+    # `users` one per id, so the representations multiply the cost as the ids do.
+    multiplier_arguments=frozenset({"ids", "limit", "months", "representations"}),
 )

@@ -8,13 +8,20 @@ import strawberry
 from loaders.rows.income import IncomeRow
 
 
-@strawberry.type
+@strawberry.type(
+    description="The user's income as Pave derived it (the `income` row, one per user, "
+    "never expired)."
+)
 class Income:
-    source: str | None
-    amount: Decimal | None
-    frequency: str | None
-    next_date: dt.date | None
-    updated_date: dt.datetime | None
+    source: str | None = strawberry.field(description="The income's source (the payer).")
+    amount: Decimal | None = strawberry.field(description="The income's amount, in dollars.")
+    frequency: str | None = strawberry.field(description="The pay cadence (e.g. `biweekly`).")
+    next_date: dt.date | None = strawberry.field(
+        description="The next expected payment (a calendar date)."
+    )
+    updated_date: dt.datetime | None = strawberry.field(
+        description="When the row was last written (UTC)."
+    )
 
     @classmethod
     def from_row(cls, row: IncomeRow) -> Income:

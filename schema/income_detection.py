@@ -9,12 +9,12 @@ from loaders.rows.income_detection import DetectedTransaction as DetectedTransac
 from loaders.rows.income_detection import IncomeDetectionRunRow, MethodResult
 
 
-@strawberry.type
+@strawberry.type(description="A transaction a detection method picked as income.")
 class DetectedTransaction:
-    transaction_id: str | None
-    name: str | None
-    amount: Decimal | None
-    date: dt.date | None
+    transaction_id: str | None = strawberry.field(description="The transaction's id.")
+    name: str | None = strawberry.field(description="The transaction's name, as the bank shows it.")
+    amount: Decimal | None = strawberry.field(description="The transaction's amount, in dollars.")
+    date: dt.date | None = strawberry.field(description="The transaction's date.")
 
     @classmethod
     def from_row(cls, row: DetectedTransactionRow) -> DetectedTransaction:
@@ -23,10 +23,14 @@ class DetectedTransaction:
         )
 
 
-@strawberry.type(description="One detection method's results (`method_<m>_results`).")
+@strawberry.type(description="One detection method's results (its `method_<m>_results` attribute).")
 class IncomeDetectionMethodResult:
-    method: str
-    transactions: list[DetectedTransaction]
+    method: str = strawberry.field(
+        description="The method's name, the `<m>` of `method_<m>_results` (`a`, `b`, … `ml`)."
+    )
+    transactions: list[DetectedTransaction] = strawberry.field(
+        description="The transactions the method detected as income, as stored."
+    )
 
     @classmethod
     def from_row(cls, row: MethodResult) -> IncomeDetectionMethodResult:
@@ -36,15 +40,31 @@ class IncomeDetectionMethodResult:
         )
 
 
-@strawberry.type
+@strawberry.type(
+    description="One income detection run (a `site-incomedetection` row), deleted 7 days "
+    "after `runDate`."
+)
 class IncomeDetectionRun:
-    run_date: dt.datetime
-    method_results: list[IncomeDetectionMethodResult]
-    ml_enabled: bool | None
-    ml_results_used: bool | None
-    ml_prediction_id: str | None
-    ml_predictions: list[str]
-    ml_probabilities: list[Decimal]
+    run_date: dt.datetime = strawberry.field(description="When the run happened (UTC).")
+    method_results: list[IncomeDetectionMethodResult] = strawberry.field(
+        description="Each detection method's results, one entry per method the run stored."
+    )
+    ml_enabled: bool | None = strawberry.field(
+        description="Whether the machine-learning method was enabled for the run."
+    )
+    ml_results_used: bool | None = strawberry.field(
+        description="Whether the run used the machine-learning method's results."
+    )
+    ml_prediction_id: str | None = strawberry.field(
+        description="The machine-learning prediction's id."
+    )
+    ml_predictions: list[str] = strawberry.field(
+        description="The transaction ids the model predicted as income."
+    )
+    ml_probabilities: list[Decimal] = strawberry.field(
+        description="The model's probability for each of `mlPredictions`, in the same order, "
+        "from 0 to 1."
+    )
 
     @classmethod
     def from_row(cls, row: IncomeDetectionRunRow) -> IncomeDetectionRun:

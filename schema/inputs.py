@@ -21,11 +21,17 @@ from loaders.writers.savings import AccountCommand, SavingsSnapshotCommand
 
 @strawberry.input(description="One payday algorithm's full prediction.")
 class AlgorithmPredictionInput:
-    payday: dt.date
-    frequency: str
-    instant_collection_date: dt.date | None = None
-    standard_collection_date: dt.date | None = None
-    extended_collection_date: dt.date | None = None
+    payday: dt.date = strawberry.field(description="The predicted payday.")
+    frequency: str = strawberry.field(description="The pay cadence found (e.g. `biweekly`).")
+    instant_collection_date: dt.date | None = strawberry.field(
+        default=None, description="The instant collection date; null when none."
+    )
+    standard_collection_date: dt.date | None = strawberry.field(
+        default=None, description="The standard collection date; null when none."
+    )
+    extended_collection_date: dt.date | None = strawberry.field(
+        default=None, description="The extended collection date; null when none."
+    )
 
     def to_command(self) -> PredictionCommand:
         return PredictionCommand(
@@ -41,25 +47,39 @@ def _prediction(value: AlgorithmPredictionInput | None) -> PredictionCommand | N
     return value.to_command() if value is not None else None
 
 
-@strawberry.input
+@strawberry.input(
+    description="A payday prediction: the winning algorithm's answer and each algorithm's "
+    "own. The gateway sets `predictionDate` (today, UTC), `createdDate` and the TTL."
+)
 class RecordPaydayPredictionInput:
-    user_id: strawberry.ID
-    loan_id: str
+    user_id: strawberry.ID = strawberry.field(description="The user the prediction is for.")
+    loan_id: str = strawberry.field(description="The loan whose request computed it.")
     detection_used: str = strawberry.field(
         description="PAVE_PAYDAY_CALCULATION, FLOATME_V2_PAYDAY_CALCULATION or "
         "FLOATME_PAYDAY_CALCULATION; that algorithm's prediction must be given."
     )
-    next_date: dt.date
-    source: str
-    frequency: str
-    pave: AlgorithmPredictionInput | None = None
-    fm: AlgorithmPredictionInput | None = None
-    v2: AlgorithmPredictionInput | None = None
-    pave_error: str | None = strawberry.field(
-        default=None, description="Why the Pave algorithm gave no prediction (capture only)."
+    next_date: dt.date = strawberry.field(description="The chosen prediction's next payday.")
+    source: str = strawberry.field(description="The chosen prediction's income source name.")
+    frequency: str = strawberry.field(description="The chosen prediction's pay cadence.")
+    pave: AlgorithmPredictionInput | None = strawberry.field(
+        default=None, description="The Pave algorithm's prediction; null when it did not run."
     )
-    fm_error: str | None = strawberry.field(default=None, description="As `paveError`.")
-    v2_error: str | None = strawberry.field(default=None, description="As `paveError`.")
+    fm: AlgorithmPredictionInput | None = strawberry.field(
+        default=None, description="The FloatMe algorithm's prediction."
+    )
+    v2: AlgorithmPredictionInput | None = strawberry.field(
+        default=None, description="The FloatMe V2 algorithm's prediction; null when it did not run."
+    )
+    pave_error: str | None = strawberry.field(
+        default=None,
+        description="Why the Pave algorithm gave no prediction; written to the capture event only.",
+    )
+    fm_error: str | None = strawberry.field(
+        default=None, description="As `paveError`, for the FloatMe algorithm."
+    )
+    v2_error: str | None = strawberry.field(
+        default=None, description="As `paveError`, for the FloatMe V2 algorithm."
+    )
 
     def to_command(self) -> PaydayPredictionCommand:
         return PaydayPredictionCommand(
@@ -78,18 +98,28 @@ class RecordPaydayPredictionInput:
         )
 
 
-@strawberry.input
+@strawberry.input(
+    description="An income verification's verdict. The gateway sets `lastUpdated` (now)."
+)
 class SetIncomeVerificationInput:
-    user_id: strawberry.ID
-    txn_name: str
-    txn_id: str
-    amount_in_cents: int
-    pay_frequency: str
-    institution_id: str
-    verification_status: str = strawberry.field(description="pending, approved or denied")
-    is_valid: bool
-    notes: list[str] = strawberry.field(default_factory=list)
-    verification_source: str = strawberry.field(default="", description='ollie, mx or ""')
+    user_id: strawberry.ID = strawberry.field(description="The user whose income was verified.")
+    txn_name: str = strawberry.field(description="The paycheck transaction's name.")
+    txn_id: str = strawberry.field(description="The paycheck transaction's id.")
+    amount_in_cents: int = strawberry.field(
+        description="The paycheck's amount in cents (an integer)."
+    )
+    pay_frequency: str = strawberry.field(description="The pay cadence (e.g. `biweekly`).")
+    institution_id: str = strawberry.field(
+        description="The financial institution holding the account the paycheck reached."
+    )
+    verification_status: str = strawberry.field(description="`pending`, `approved` or `denied`.")
+    is_valid: bool = strawberry.field(description="Whether the income counts as valid.")
+    notes: list[str] = strawberry.field(
+        default_factory=list, description="Free-text notes; default none."
+    )
+    verification_source: str = strawberry.field(
+        default="", description="Who verified: `ollie`, `mx`, or an empty string (default)."
+    )
 
     def to_command(self) -> IncomeVerificationCommand:
         return IncomeVerificationCommand(
@@ -106,22 +136,30 @@ class SetIncomeVerificationInput:
         )
 
 
-@strawberry.input
+@strawberry.input(description="One account's balance for a month's savings snapshot.")
 class AccountBalanceInput:
-    account_id: str
-    amount: Decimal
-    subtype: str
+    account_id: str = strawberry.field(description="The bank account's id.")
+    amount: Decimal = strawberry.field(
+        description="The account's balance, in dollars (two decimals at most)."
+    )
+    subtype: str = strawberry.field(
+        description="The account's kind, as the bank names it (e.g. `savings`)."
+    )
 
 
-@strawberry.input
+@strawberry.input(
+    description="One month's savings snapshot. The gateway sets `updatedDate` (now) and the "
+    "TTL (a year later)."
+)
 class RecordSavingsSnapshotInput:
-    user_id: strawberry.ID
-    accounts: list[AccountBalanceInput]
+    user_id: strawberry.ID = strawberry.field(description="The user whose savings these are.")
+    accounts: list[AccountBalanceInput] = strawberry.field(description="Each account's balance.")
     month: str | None = strawberry.field(
         default=None, description="`YYYY-MM`; default: the current UTC month."
     )
     total_available: Decimal | None = strawberry.field(
-        default=None, description="Default: the sum of the accounts' amounts."
+        default=None,
+        description="The total available, in dollars; default: the sum of the accounts' amounts.",
     )
 
     def to_command(self) -> SavingsSnapshotCommand:
@@ -136,11 +174,15 @@ class RecordSavingsSnapshotInput:
         )
 
 
-@strawberry.input
+@strawberry.input(description="A user's balances now, to evaluate a low-balance alert on.")
 class EvaluateBalanceAlertInput:
-    user_id: strawberry.ID
-    available_balance: Decimal
-    current_balance: Decimal
+    user_id: strawberry.ID = strawberry.field(description="The user to evaluate.")
+    available_balance: Decimal = strawberry.field(
+        description="The available balance now, in dollars; compared with the threshold."
+    )
+    current_balance: Decimal = strawberry.field(
+        description="The current balance now, in dollars; stored with a sent alert."
+    )
 
     def to_command(self) -> BalanceAlertCommand:
         return BalanceAlertCommand(
@@ -150,16 +192,19 @@ class EvaluateBalanceAlertInput:
         )
 
 
-@strawberry.input
+@strawberry.input(description="The user whose insights should be mined again.")
 class MarkInsightsRefreshInput:
-    user_id: strawberry.ID
+    user_id: strawberry.ID = strawberry.field(description="The user to label.")
 
 
-@strawberry.input
+@strawberry.input(
+    description="The last page the feeder fed for a Pave request. The gateway sets "
+    "`updatedDate` (now) and the TTL (5 days later)."
+)
 class RecordLastPageInput:
-    user_id: strawberry.ID
-    pave_request_id: str
-    page: int
+    user_id: strawberry.ID = strawberry.field(description="The user the request is for.")
+    pave_request_id: str = strawberry.field(description="The Pave request's id.")
+    page: int = strawberry.field(description="The page number just fed.")
 
     def to_command(self) -> LastPageCommand:
         return LastPageCommand(
@@ -169,10 +214,10 @@ class RecordLastPageInput:
 
 @strawberry.input(description="A transaction a detection method or FloatMe V2 selected.")
 class TransactionInput:
-    transaction_id: str
-    name: str
-    amount: Decimal
-    date: dt.date
+    transaction_id: str = strawberry.field(description="The transaction's id.")
+    name: str = strawberry.field(description="The transaction's name, as the bank shows it.")
+    amount: Decimal = strawberry.field(description="The transaction's amount, in dollars.")
+    date: dt.date = strawberry.field(description="The transaction's date.")
 
     def to_command(self) -> TransactionCommand:
         return TransactionCommand(
@@ -180,21 +225,38 @@ class TransactionInput:
         )
 
 
-@strawberry.input
+@strawberry.input(description="One detection method's results.")
 class MethodResultInput:
-    method: str = strawberry.field(description="Stored as `method_<method>_results`.")
-    transactions: list[TransactionInput]
+    method: str = strawberry.field(
+        description="The method's name, 1 to 32 lowercase letters or digits, unique in the run; "
+        "stored as `method_<method>_results`."
+    )
+    transactions: list[TransactionInput] = strawberry.field(
+        description="The transactions the method detected as income."
+    )
 
 
-@strawberry.input
+@strawberry.input(description="One income detection run. The gateway sets the TTL (7 days).")
 class RecordIncomeDetectionRunInput:
-    user_id: strawberry.ID
-    method_results: list[MethodResultInput]
-    run_date: dt.datetime | None = strawberry.field(default=None, description="Default: now.")
-    ml_enabled: bool = False
-    ml_results_used: bool = False
-    ml_prediction_id: str | None = None
-    ml_predictions: list[str] = strawberry.field(default_factory=list)
+    user_id: strawberry.ID = strawberry.field(description="The user the run was for.")
+    method_results: list[MethodResultInput] = strawberry.field(
+        description="Each detection method's results, one entry per method."
+    )
+    run_date: dt.datetime | None = strawberry.field(
+        default=None, description="When the run happened (RFC 3339); default: now."
+    )
+    ml_enabled: bool = strawberry.field(
+        default=False, description="Whether the machine-learning method was enabled."
+    )
+    ml_results_used: bool = strawberry.field(
+        default=False, description="Whether the machine-learning method's results were used."
+    )
+    ml_prediction_id: str | None = strawberry.field(
+        default=None, description="The machine-learning prediction's id, if any."
+    )
+    ml_predictions: list[str] = strawberry.field(
+        default_factory=list, description="The transaction ids the model predicted as income."
+    )
     ml_probabilities: list[Decimal] = strawberry.field(
         default_factory=list, description="One per `mlPredictions` entry, from 0 to 1."
     )
@@ -215,13 +277,17 @@ class RecordIncomeDetectionRunInput:
         )
 
 
-@strawberry.input
+@strawberry.input(description="The day's FloatMe V2 results for one user, to capture.")
 class RecordFloatMeV2CaptureInput:
-    user_id: strawberry.ID
-    filtered_transactions: list[TransactionInput]
-    predicted_payday: dt.date
-    frequency: str
-    date: dt.date | None = strawberry.field(default=None, description="Default: today (UTC).")
+    user_id: strawberry.ID = strawberry.field(description="The user the results are for.")
+    filtered_transactions: list[TransactionInput] = strawberry.field(
+        description="The payroll-candidate transactions FloatMe V2 selected."
+    )
+    predicted_payday: dt.date = strawberry.field(description="The payday FloatMe V2 predicted.")
+    frequency: str = strawberry.field(description="The pay cadence FloatMe V2 predicted.")
+    date: dt.date | None = strawberry.field(
+        default=None, description="The day the rows are for; default: today (UTC)."
+    )
 
     def to_command(self) -> FloatMeV2CaptureCommand:
         return FloatMeV2CaptureCommand(

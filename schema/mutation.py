@@ -4,6 +4,8 @@ later read in the same request sees the write."""
 
 from __future__ import annotations
 
+from typing import Annotated, TypeAlias
+
 import strawberry
 
 from loaders import balance_alert, keys
@@ -52,11 +54,49 @@ def lock_client(info: Info) -> LockClient:
     return LockClient(context.dynamo)
 
 
-@strawberry.type
+def _input(description: str) -> object:
+    return strawberry.argument(
+        description=f"{description}; checked whole before anything is written (BAD_USER_INPUT)."
+    )
+
+
+PaydayPredictionArgument: TypeAlias = Annotated[
+    RecordPaydayPredictionInput, _input("The prediction to store")
+]
+IncomeVerificationArgument: TypeAlias = Annotated[
+    SetIncomeVerificationInput, _input("The verification to store")
+]
+SavingsSnapshotArgument: TypeAlias = Annotated[
+    RecordSavingsSnapshotInput, _input("The month's snapshot to store")
+]
+BalanceAlertArgument: TypeAlias = Annotated[
+    EvaluateBalanceAlertInput, _input("The user and their balances now")
+]
+InsightsRefreshArgument: TypeAlias = Annotated[
+    MarkInsightsRefreshInput, _input("The user to label")
+]
+LastPageArgument: TypeAlias = Annotated[RecordLastPageInput, _input("The page fed")]
+IncomeDetectionRunArgument: TypeAlias = Annotated[
+    RecordIncomeDetectionRunInput, _input("The run to store")
+]
+FloatMeV2CaptureArgument: TypeAlias = Annotated[
+    RecordFloatMeV2CaptureInput, _input("The day's FloatMe V2 results")
+]
+
+
+@strawberry.type(
+    description="The writer paths. Each needs a token with the `writer` role (else "
+    "FORBIDDEN, and nothing is read or written), sets the rows' own times from the gateway's "
+    "clock, and answers with what it wrote."
+)
 class Mutation:
-    @strawberry.mutation(description="The `payday` row and one PAYDAY_PREDICTION capture event.")
+    @strawberry.mutation(
+        description="Stores the user's payday prediction (the `payday` row, replacing the "
+        "previous one, dated today in UTC) and records the evaluation as a "
+        "`PAYDAY_PREDICTION` capture event."
+    )
     async def record_payday_prediction(
-        self, info: Info, input: RecordPaydayPredictionInput
+        self, info: Info, input: PaydayPredictionArgument
     ) -> PaydayPrediction | None:
         require_writer(info)
         context = info.context
@@ -66,9 +106,12 @@ class Mutation:
         remember(info, keys.payday(recorded.row.user_id), recorded.row.to_item())
         return PaydayPrediction.from_row(recorded.row)
 
-    @strawberry.mutation(description="The user's `income_verification` row.")
+    @strawberry.mutation(
+        description="Stores the user's income verification (the `income_verification` row, "
+        "replacing the previous one); `lastUpdated` is now."
+    )
     async def set_income_verification(
-        self, info: Info, input: SetIncomeVerificationInput
+        self, info: Info, input: IncomeVerificationArgument
     ) -> IncomeVerification | None:
         require_writer(info)
         context = info.context
@@ -78,9 +121,12 @@ class Mutation:
         remember(info, keys.income_verification(row.user_id), row.to_item())
         return IncomeVerification.from_row(row)
 
-    @strawberry.mutation(description="One month's `balance` row.")
+    @strawberry.mutation(
+        description="Stores one month's savings snapshot (the `balance` row of that month, "
+        "replacing it; kept a year)."
+    )
     async def record_savings_snapshot(
-        self, info: Info, input: RecordSavingsSnapshotInput
+        self, info: Info, input: SavingsSnapshotArgument
     ) -> SavingsMonth | None:
         require_writer(info)
         context = info.context
@@ -89,11 +135,12 @@ class Mutation:
         return SavingsMonth.from_row(row)
 
     @strawberry.mutation(
-        description="Section 5: under the user's lock, decide and write the `alert` row "
-        "only when SENT."
+        description="Decides, under the user's balance-alert lock (shared with the Go "
+        "services), whether a low-balance alert is due against the threshold in "
+        "`user-balance-settings`, and writes the `alert` row only when it is (SENT)."
     )
     async def evaluate_balance_alert(
-        self, info: Info, input: EvaluateBalanceAlertInput
+        self, info: Info, input: BalanceAlertArgument
     ) -> BalanceAlertEvaluation | None:
         require_writer(info)
         context = info.context
@@ -104,9 +151,12 @@ class Mutation:
             remember(info, keys.alert(evaluation.alert.user_id), evaluation.alert.to_item())
         return BalanceAlertEvaluation.from_evaluation(evaluation)
 
-    @strawberry.mutation(description="The `pave_label` row REFRESH_INSIGHTS.")
+    @strawberry.mutation(
+        description="Labels the user `REFRESH_INSIGHTS` (the `pave_label` row), asking for "
+        "their insights to be mined again."
+    )
     async def mark_insights_refresh(
-        self, info: Info, input: MarkInsightsRefreshInput
+        self, info: Info, input: InsightsRefreshArgument
     ) -> PaveLabel | None:
         require_writer(info)
         context = info.context
@@ -115,10 +165,11 @@ class Mutation:
         return PaveLabel.from_row(row)
 
     @strawberry.mutation(
-        description="The `last_page` row; never lowers a stored page: a retried or late "
-        "write changes nothing and answers with the stored row."
+        description="Records the last page fed for a Pave request (the `last_page` row, kept "
+        "5 days); never lowers a stored page: a retried or late write changes nothing and "
+        "answers with the stored row."
     )
-    async def record_last_page(self, info: Info, input: RecordLastPageInput) -> LastPage | None:
+    async def record_last_page(self, info: Info, input: LastPageArgument) -> LastPage | None:
         require_writer(info)
         context = info.context
         recorded = await feeder.record_last_page(context.dynamo, input.to_command(), context.now)
@@ -127,9 +178,11 @@ class Mutation:
         remember(info, key, row.to_item() if recorded.written else None)
         return LastPage.from_row(row)
 
-    @strawberry.mutation(description="One `site-incomedetection` row.")
+    @strawberry.mutation(
+        description="Stores one income detection run (a `site-incomedetection` row, kept 7 days)."
+    )
     async def record_income_detection_run(
-        self, info: Info, input: RecordIncomeDetectionRunInput
+        self, info: Info, input: IncomeDetectionRunArgument
     ) -> IncomeDetectionRun | None:
         require_writer(info)
         context = info.context
@@ -140,10 +193,12 @@ class Mutation:
         return IncomeDetectionRun.from_row(row)
 
     @strawberry.mutation(
-        description="The day's FM_PAYDAY_FILTERED_TXNS and FM_PAYDAY_PREDICTED_PAYDAY rows."
+        description="Writes the day's `FM_PAYDAY_FILTERED_TXNS` and "
+        "`FM_PAYDAY_PREDICTED_PAYDAY` capture rows (one of each per user per UTC day, a "
+        "later write that day replacing them; kept 2 days)."
     )
     async def record_float_me_v2_capture(
-        self, info: Info, input: RecordFloatMeV2CaptureInput
+        self, info: Info, input: FloatMeV2CaptureArgument
     ) -> FloatMeV2CaptureKeys | None:
         require_writer(info)
         context = info.context

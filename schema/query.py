@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Annotated, TypeAlias
+
 import strawberry
 
 from loaders.errors import Forbidden
@@ -25,24 +27,44 @@ def user_or_refusal(info: Info, user_id: str) -> User | Forbidden:
         return refusal
 
 
-@strawberry.type
+UserId: TypeAlias = Annotated[
+    strawberry.ID,
+    strawberry.argument(description="The user's id, the `<user_id>` of the tables' keys."),
+]
+UserIds: TypeAlias = Annotated[
+    list[strawberry.ID],
+    strawberry.argument(
+        description="1 to 100 user ids, duplicates allowed. Each multiplies the query's cost."
+    ),
+]
+
+
+@strawberry.type(
+    description="The reads. Every request needs a bearer token: an end user reads only "
+    "their own user, a `dashboard` token any user."
+)
 class Query:
-    @strawberry.field(description="A user; one with no rows has null or empty fields.")
-    def user(self, info: Info, id: strawberry.ID) -> User | None:
+    @strawberry.field(
+        description="One user, if the caller may read it; else null with FORBIDDEN. A user "
+        "with no rows is still a User, whose fields are null or empty."
+    )
+    def user(self, info: Info, id: UserId) -> User | None:
         user = readable_user(info, check_user_id(id))
         plan_user_reads(info, [user.id])
         return user
 
     @strawberry.field(
-        description="1 to 100 users, in the order asked, duplicates kept.",
+        description="1 to 100 users at once, in the order of `ids`, duplicates kept; an id "
+        "the caller may not read is null with FORBIDDEN at its place. All their rows are "
+        "read together, in one DynamoDB wait.",
         graphql_type=list[User | None],
     )
-    def users(self, info: Info, ids: list[strawberry.ID]) -> list[User | Forbidden]:
+    def users(self, info: Info, ids: UserIds) -> list[User | Forbidden]:
         users = [user_or_refusal(info, user_id) for user_id in check_user_ids(list(ids))]
         plan_user_reads(info, [user.id for user in users if isinstance(user, User)])
         return users
 
-    @strawberry.field(description="The caller's own user (the token's `sub`).")
+    @strawberry.field(description="The caller's own user: the token's `sub`.")
     def viewer(self, info: Info) -> User:
         user = readable_user(info, info.context.principal.sub)
         plan_user_reads(info, [user.id])

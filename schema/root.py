@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import strawberry
 from graphql import GraphQLError
@@ -13,6 +14,7 @@ from strawberry.types import ExecutionContext
 from schema.errors import GatewayErrors
 from schema.extensions.cost_report import CostReport
 from schema.extensions.document_cache import CachedParsing, CachedValidation
+from schema.federation import FEDERATION_VERSION, subgraph_query
 from schema.mutation import Mutation
 from schema.query import Query
 from schema.scalars import SCALAR_OVERRIDES
@@ -28,15 +30,33 @@ class GatewaySchema(strawberry.Schema):
         return
 
 
+class SubgraphSchema(strawberry.federation.Schema):
+    """The schema as an Apollo Federation 2 subgraph (schema/federation.py)."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(federation_version=FEDERATION_VERSION, **options)
+
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
+        # As GatewaySchema: GatewayErrors logs the internal ones.
+        return
+
+
 def build_schema(
     extensions: Iterable[type[SchemaExtension] | Callable[[], SchemaExtension]] = (),
-) -> GatewaySchema:
+    *,
+    federation: bool = False,
+) -> strawberry.Schema:
     """The gateway's schema, with the given extensions (limits, masking, metrics...).
 
     Parsing and validation are cached; the cache's validation runs after the given
-    extensions, so that a query limit refuses a query before it is validated."""
-    return GatewaySchema(
-        query=Query,
+    extensions, so that a query limit refuses a query before it is validated.
+    `federation`: served as an Apollo Federation 2 subgraph (`_service`, `_entities`,
+    `User @key(fields: "id")`), `INSIGHT_FEDERATION`."""
+    schema_class = SubgraphSchema if federation else GatewaySchema
+    return schema_class(
+        query=subgraph_query() if federation else Query,
         mutation=Mutation,
         extensions=[CostReport, CachedParsing, *extensions, CachedValidation, GatewayErrors],
         scalar_overrides=SCALAR_OVERRIDES,

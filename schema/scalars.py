@@ -1,11 +1,15 @@
-"""Scalars whose wire form the contract fixes: instants are RFC 3339 in UTC with `Z`."""
+"""Scalars whose wire form the contract fixes: instants are RFC 3339 in UTC with `Z`;
+dates and decimals keep strawberry's wire form, described as the contract has them."""
 
 from __future__ import annotations
 
-from datetime import datetime
+import dataclasses
+from datetime import date, datetime
+from decimal import Decimal
 from typing import Any
 
 import strawberry
+from strawberry.schema.types.base_scalars import DateDefinition, DecimalDefinition
 from strawberry.types.scalar import ScalarDefinition
 
 from loaders.codec import format_instant, parse_instant
@@ -24,4 +28,21 @@ DateTime: ScalarDefinition = strawberry.scalar(
     parse_value=_parse_datetime,
 )
 
-SCALAR_OVERRIDES: dict[object, Any] = {datetime: DateTime}
+DateScalar: ScalarDefinition = dataclasses.replace(
+    DateDefinition,
+    description="A calendar date, `YYYY-MM-DD` (`2026-12-02`). A field says when it is a UTC "
+    "day; otherwise it is the date as the source computed it.",
+)
+
+DecimalScalar: ScalarDefinition = dataclasses.replace(
+    DecimalDefinition,
+    description='An exact decimal number, as a string (`"1234.56"`), never rounded through '
+    "floating point. Amounts are dollars with at most two decimals unless the field says "
+    "otherwise (amounts in cents are `Int`).",
+)
+
+SCALAR_OVERRIDES: dict[object, Any] = {
+    datetime: DateTime,
+    date: DateScalar,
+    Decimal: DecimalScalar,
+}

@@ -63,6 +63,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print the gateway's GraphQL schema in SDL; schema.graphql is its output.",
         epilog=EXIT_CODES,
     )
+    schema.add_argument(
+        "--federation",
+        action="store_true",
+        help="print the Apollo Federation 2 subgraph SDL (as INSIGHT_FEDERATION=true serves it "
+        "in `_service { sdl }`), for a router's composition",
+    )
     schema.set_defaults(run=run_schema)
 
     create = commands.add_parser(
@@ -111,13 +117,14 @@ def _with_endpoint(args: argparse.Namespace, settings: Settings) -> Settings | N
 
 
 def run_schema(args: argparse.Namespace, settings: Settings) -> int:
-    print(schema_sdl(), end="")
+    print(schema_sdl(federation=args.federation), end="")
     return 0
 
 
-def schema_sdl() -> str:
-    """The printed schema, newline-terminated: the content of schema.graphql."""
-    return build_schema().as_str() + "\n"
+def schema_sdl(*, federation: bool = False) -> str:
+    """The printed schema, newline-terminated: the content of schema.graphql; with
+    `federation`, the subgraph's SDL (what its `_service { sdl }` answers)."""
+    return build_schema(federation=federation).as_str() + "\n"
 
 
 def run_create_tables(args: argparse.Namespace, settings: Settings) -> int:
