@@ -11,6 +11,7 @@ from strawberry.schema.config import StrawberryConfig
 from strawberry.types import ExecutionContext
 
 from schema.errors import GatewayErrors
+from schema.execution.executor import CompiledExecutionContext
 from schema.extensions.cost_report import CostReport
 from schema.extensions.document_cache import CachedParsing, CachedValidation
 from schema.mutation import Mutation
@@ -30,15 +31,21 @@ class GatewaySchema(strawberry.Schema):
 
 def build_schema(
     extensions: Iterable[type[SchemaExtension] | Callable[[], SchemaExtension]] = (),
+    *,
+    compiled_execution: bool = True,
 ) -> GatewaySchema:
     """The gateway's schema, with the given extensions (limits, masking, metrics...).
 
     Parsing and validation are cached; the cache's validation runs after the given
-    extensions, so that a query limit refuses a query before it is validated."""
+    extensions, so that a query limit refuses a query before it is validated.
+
+    `compiled_execution` completes plain objects in one loop (`schema.execution`); off, it
+    is graphql-core's path under strawberry, field by field (the answers are the same)."""
     return GatewaySchema(
         query=Query,
         mutation=Mutation,
         extensions=[CostReport, CachedParsing, *extensions, CachedValidation, GatewayErrors],
         scalar_overrides=SCALAR_OVERRIDES,
         config=StrawberryConfig(auto_camel_case=True),
+        execution_context_class=CompiledExecutionContext if compiled_execution else None,
     )
