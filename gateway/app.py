@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -48,9 +49,15 @@ def create_app(
             dynamo.observers.append(metrics.observe_call)
             # One lock client per process: one owner name, as a Go service has.
             app.state.locks = LockClient(dynamo)
+            # Everything alive now (the schema, botocore's models, the client) lives as long
+            # as the worker: out of the collector's sight, a full collection no longer walks
+            # it (the bench measured that at a fifth of the client's CPU on large answers).
+            gc.collect()
+            gc.freeze()
             try:
                 yield
             finally:
+                gc.unfreeze()
                 # From here /readyz answers 503 while the client closes.
                 del app.state.dynamo
         await tracing.shutdown()
@@ -60,7 +67,8 @@ def create_app(
             metrics.schema_extension,
             *request_extensions(settings.query_limits, GATEWAY_COST_POLICY),
             *tracing.schema_extensions,
-        ]
+        ],
+        compiled_execution=settings.compiled_execution,
     )
     graphql = GatewayGraphQL(schema, settings=settings, clock=clock, graphiql=graphiql)
     app = Starlette(

@@ -24,6 +24,11 @@ def dynamodb_session() -> aioboto3.Session:
 
 USER_AGENT = "insight-gateway/0.1"
 
+#: Seconds a pooled connection may stay idle before it is closed. aiobotocore's 12 s closes
+#: a dashboard's connections between two refreshes, and each new one costs a TCP (and TLS)
+#: handshake on the next burst; under the 60 s idle timeout common to load balancers.
+KEEPALIVE_SECONDS = 55.0
+
 
 def client_config(settings: Settings) -> AioConfig:
     # botocore's default pool of 10 connections would queue a wide request; the pool and
@@ -39,6 +44,12 @@ def client_config(settings: Settings) -> AioConfig:
         retries={"mode": "standard", "total_max_attempts": settings.dynamodb_max_attempts},
         connect_timeout=settings.dynamodb_connect_timeout_seconds,
         read_timeout=settings.dynamodb_read_timeout_seconds,
+        # botocore walks every parameter against the operation's model before each call; the
+        # gateway's parameters are built by its own code, and DynamoDB validates them anyway:
+        # a bad one comes back as a ValidationException, which `Dynamo` raises as a
+        # DynamoDBFailure naming the operation, DynamoDB's message in its cause.
+        parameter_validation=False,
+        connector_args={"keepalive_timeout": KEEPALIVE_SECONDS},
     )
 
 

@@ -19,6 +19,7 @@ from loaders.codec import Item, from_wire, to_wire, value_to_wire
 from loaders.deadline import current_deadline
 from loaders.errors import DynamoDBUnavailable
 from loaders.keys import ItemKey, QueryKey
+from loaders.parameters import invalid_parameters
 from loaders.tables import Table, TableNames
 
 if TYPE_CHECKING:
@@ -146,6 +147,13 @@ class Dynamo:
             raise failure from error
         except (BotoCoreError, aiohttp.ClientError, TimeoutError, OSError) as error:
             failure = DynamoDBUnavailable(cause=error)
+            raise failure from error
+        except (AttributeError, TypeError, ValueError) as error:
+            # botocore's own check is off (gateway/resources.py): name the bad parameter.
+            report = invalid_parameters(self.client, operation, params)
+            if report is None:
+                raise
+            failure = DynamoDBFailure(f"{operation} not sent: {report}")
             raise failure from error
         finally:
             _attempts.reset(token)
