@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 
 import pytest
+import strawberry
 from starlette.routing import Route
 
 from gateway.app import create_app
@@ -21,7 +22,9 @@ def executor_of(settings: Settings) -> object:
         for route in app.routes
         if isinstance(route, Route) and isinstance(route.endpoint, GatewayGraphQL)
     )
-    return view.schema.execution_context_class
+    schema = view.schema
+    assert isinstance(schema, strawberry.Schema)
+    return schema.execution_context_class
 
 
 @pytest.mark.parametrize(("raw", "compiled"), [("true", True), ("false", False), ("", True)])
