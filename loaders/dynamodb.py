@@ -231,9 +231,12 @@ class Dynamo:
             raise DynamoDBUnavailable(cause=TimeoutError("unprocessed keys past the deadline"))
         await asyncio.sleep(delay)
 
-    async def query(self, query: QueryKey, keep: Callable[[Item], bool]) -> list[Item]:
+    async def query(
+        self, query: QueryKey, keep: Callable[[Item], bool], *, wire: bool = False
+    ) -> list[Item]:
         """All items of `query` that `keep` accepts, following `LastEvaluatedKey`, and
-        stopping as soon as `query.limit` of them are in hand."""
+        stopping as soon as `query.limit` of them are in hand. With `wire`, the items are
+        left (and given to `keep`) in DynamoDB's wire form, for the caller to decode."""
         partition, sort = query.table.key_names
         params: dict[str, Any] = {
             "TableName": self.tables.name(query.table),
@@ -255,8 +258,8 @@ class Dynamo:
             elif self._query_page_size is not None:
                 params["Limit"] = self._query_page_size
             response = await self.call("query", **params)
-            for wire in response.get("Items", []):
-                item = from_wire(wire)
+            for raw in response.get("Items", []):
+                item = raw if wire else from_wire(raw)
                 if keep(item):
                     kept.append(item)
             if query.limit is not None and len(kept) >= query.limit:
