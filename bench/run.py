@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import os
 import sys
 import time
@@ -30,7 +29,7 @@ from bench.server import FRONTEND_USER
 from bench.throughput import Throughput, sustained
 from gateway.auth.tokens import mint_token
 from gateway.cli.examples import FRONTEND_QUERY
-from gateway.resources import client_config, dynamodb_session
+from gateway.resources import client_config, dynamodb_session, settled_collector
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
@@ -174,40 +173,38 @@ async def run_rows(servers: Servers, direct_endpoints: dict[str, str]) -> list[R
         await gateway_row(f"naive +{DELAY_MS}ms", "delayed", "/bench/naive", 1)
 
     # The gateway's own client settings (its parser, no parameter validation, keep-alive,
-    # fixed User-Agent) and, like a started worker, the process's objects frozen: the floor.
+    # fixed User-Agent) and, like a started worker, its collector settled: the floor.
     config = client_config(Settings())
-    gc.collect()
-    gc.freeze()
-    directs = [
-        ("", direct_endpoints[""], dynamodb_session(), (COLLECTION, PREFIX)),
-        (", stock parser", direct_endpoints[""], aioboto3.Session(), (COLLECTION,)),
-        (f" +{DELAY_MS}ms", direct_endpoints["delayed"], dynamodb_session(), (COLLECTION,)),
-    ]
-    for label, endpoint, session, plans in directs:
-        async with session.client(
-            "dynamodb", endpoint_url=endpoint, region_name="us-east-1", config=config
-        ) as client:
-            slots = asyncio.Semaphore(POOL)
-            for plan in plans:
-                for users in (1, 10, 100):
-                    name = "direct" + (", prefix plan" if plan == PREFIX else "") + label
-                    row = Row(name, users)
+    with settled_collector():
+        directs = [
+            ("", direct_endpoints[""], dynamodb_session(), (COLLECTION, PREFIX)),
+            (", stock parser", direct_endpoints[""], aioboto3.Session(), (COLLECTION,)),
+            (f" +{DELAY_MS}ms", direct_endpoints["delayed"], dynamodb_session(), (COLLECTION,)),
+        ]
+        for label, endpoint, session, plans in directs:
+            async with session.client(
+                "dynamodb", endpoint_url=endpoint, region_name="us-east-1", config=config
+            ) as client:
+                slots = asyncio.Semaphore(POOL)
+                for plan in plans:
+                    for users in (1, 10, 100):
+                        name = "direct" + (", prefix plan" if plan == PREFIX else "") + label
+                        row = Row(name, users)
 
-                    async def send(
-                        users: int = users, plan: str = plan, slots: asyncio.Semaphore = slots
-                    ) -> dict[str, Any]:
-                        tally = await read_users(
-                            client, table_names(), USERS[:users], today, plan, slots
-                        )
-                        return {
-                            "dynamodbCalls": tally.calls,
-                            "roundTrips": 1,
-                            "readCapacityUnits": tally.read_capacity_units,
-                        }
+                        async def send(
+                            users: int = users, plan: str = plan, slots: asyncio.Semaphore = slots
+                        ) -> dict[str, Any]:
+                            tally = await read_users(
+                                client, table_names(), USERS[:users], today, plan, slots
+                            )
+                            return {
+                                "dynamodbCalls": tally.calls,
+                                "roundTrips": 1,
+                                "readCapacityUnits": tally.read_capacity_units,
+                            }
 
-                    rows.append(await measure(row, send, time.process_time))
-                    print(f"  measured {row.name} x{users}", file=sys.stderr)
-    gc.unfreeze()
+                        rows.append(await measure(row, send, time.process_time))
+                        print(f"  measured {row.name} x{users}", file=sys.stderr)
     return rows
 
 

@@ -11,6 +11,7 @@ from starlette.routing import Route
 
 from gateway.app import create_app
 from gateway.http.graphql_view import GatewayGraphQL
+from gateway.resources import YOUNG_COLLECTION_THRESHOLD
 from gateway.settings import Settings
 from schema.execution.executor import CompiledExecutionContext
 
@@ -37,6 +38,9 @@ def test_the_setting_chooses_the_executor(raw: str, compiled: bool) -> None:
 async def test_a_started_worker_freezes_what_it_keeps(settings: Settings) -> None:
     app = create_app(settings)
     assert gc.get_freeze_count() == 0
+    before = gc.get_threshold()
     async with app.router.lifespan_context(app):
         assert gc.get_freeze_count() > 10_000
+        assert gc.get_threshold() == (YOUNG_COLLECTION_THRESHOLD, *before[1:])
     assert gc.get_freeze_count() == 0
+    assert gc.get_threshold() == before

@@ -301,3 +301,37 @@ async def test_field_middleware_keeps_the_compiled_path_only_if_it_passes_plain_
     result = await schema.execute("{ holder { amount leaf { name } } }")
     assert result.data == {"holder": {"amount": "1.50", "leaf": {"name": "a"}}}
     assert (CompletionCounts.compiled > before) is compiles
+
+
+@strawberry.federation.type(keys=["name"])
+class Entity:
+    name: str
+    leaf: Leaf | None
+
+    @classmethod
+    def resolve_reference(cls, name: str) -> Entity:
+        return cls(name=name, leaf=holder().leaf)
+
+
+@strawberry.type
+class FederatedQuery:
+    @strawberry.field
+    def entity(self) -> Entity:
+        return Entity.resolve_reference("e")
+
+
+async def test_a_federation_schema_takes_the_same_executor() -> None:
+    query = (
+        '{ entity { name leaf { tags } } _entities(representations: [{__typename: "Entity", '
+        'name: "f"}]) { ... on Entity { name leaf { name day } } } _service { sdl } }'
+    )
+    answers = []
+    before = CompletionCounts.compiled
+    for executor in (CompiledExecutionContext, None):
+        schema = strawberry.federation.Schema(
+            query=FederatedQuery, execution_context_class=executor
+        )
+        answers.append(answer(await schema.execute(query)))
+    assert answers[0] == answers[1]
+    assert answers[0][1] == []
+    assert CompletionCounts.compiled - before >= 2  # entity (its leaf inside), _service
