@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from functools import partial
 
 from aiodataloader import DataLoader
@@ -31,6 +32,7 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
         super().__init__(loop=asyncio.get_running_loop(), cache_map=self._futures)
         self._dynamo = dynamo
         self._now = now
+        self._now_seconds = Decimal(int(now.timestamp()))
         self._collections = collections or Collections()
 
     def collect(self, table: Table, pk: str) -> None:
@@ -60,7 +62,12 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
 
     def _keep_wire(self, wire: WireItem) -> bool:
         ttl = wire.get("ttl")
-        return ttl is None or is_live(from_wire({"ttl": ttl}), self._now)
+        if ttl is None:
+            return True
+        if len(ttl) == 1 and "N" in ttl:
+            # is_live's comparison, without decoding the item to read one Number.
+            return Decimal(ttl["N"]) > self._now_seconds
+        return is_live(from_wire({"ttl": ttl}), self._now)
 
     async def batch_load_fn(  # type: ignore[override]
         self, queries: Sequence[QueryKey]
