@@ -60,26 +60,6 @@ SELECTIONS = {
 }
 
 
-async def measure(
-    row: Row, send: Callable[[], Awaitable[dict[str, Any] | None]], cpu: Callable[[], float]
-) -> Row:
-    for _ in range(WARMUP if row.users < 100 else 1):
-        await send()
-    started_cpu, started = cpu(), time.monotonic()
-    while len(row.latencies) < MAX_REQUESTS and (
-        len(row.latencies) < MIN_REQUESTS or time.monotonic() - started < MAX_SECONDS
-    ):
-        begin = time.perf_counter()
-        cost = await send()
-        row.latencies.append(time.perf_counter() - begin)
-        if cost is not None:
-            row.calls = cost["dynamodbCalls"]
-            row.round_trips = cost["roundTrips"]
-            row.read_units = cost["readCapacityUnits"]
-    row.cpu_seconds = cpu() - started_cpu
-    return row
-
-
 def poster(
     http: aiohttp.ClientSession, url: str, body: dict[str, Any], headers: dict[str, str]
 ) -> Callable[[], Awaitable[dict[str, Any] | None]]:
@@ -131,81 +111,163 @@ async def run_throughput(servers: Servers) -> list[Throughput]:
     return results
 
 
+Send = Callable[[], Awaitable[dict[str, Any] | None]]
+CpuClock = Callable[[], float]
+
+
+async def measure_together(measured: list[tuple[Row, Send, CpuClock]]) -> list[Row]:
+    """Rows compared by a target, measured in turns (one request of each, again and
+    again): a shared machine's load drifts over minutes, and so then affects them alike.
+    CPU is read around each request of its own row."""
+    users = max(row.users for row, _, _ in measured)
+    for _, send, _ in measured:
+        for _ in range(WARMUP if users < 100 else 1):
+            await send()
+    started = time.monotonic()
+    while len(measured[0][0].latencies) < MAX_REQUESTS and (
+        len(measured[0][0].latencies) < MIN_REQUESTS
+        or time.monotonic() - started < MAX_SECONDS * len(measured)
+    ):
+        for row, send, cpu in measured:
+            before = cpu()
+            begin = time.perf_counter()
+            cost = await send()
+            row.latencies.append(time.perf_counter() - begin)
+            row.cpu_seconds += cpu() - before
+            if cost is not None:
+                row.calls = cost["dynamodbCalls"]
+                row.round_trips = cost["roundTrips"]
+                row.read_units = cost["readCapacityUnits"]
+    for row, _, _ in measured:
+        print(f"  measured {row.name} x{row.users}", file=sys.stderr)
+    return [row for row, _, _ in measured]
+
+
+def direct_sender(client: Any, users: int, plan: str, slots: asyncio.Semaphore) -> Send:
+    today = datetime.now(UTC).date()
+
+    async def send() -> dict[str, Any]:
+        tally = await read_users(client, table_names(), USERS[:users], today, plan, slots)
+        return {
+            "dynamodbCalls": tally.calls,
+            "roundTrips": 1,
+            "readCapacityUnits": tally.read_capacity_units,
+        }
+
+    return send
+
+
 async def run_rows(servers: Servers, direct_endpoints: dict[str, str]) -> list[Row]:
     token = mint_token(SECRET, "bench", [DASHBOARD], timedelta(hours=2), SystemClock())
     gateway_headers = {"Authorization": f"Bearer {token}", "X-Insight-Cost": "1"}
     rows: list[Row] = []
-    today = datetime.now(UTC).date()
-    connector = aiohttp.TCPConnector(limit=4)
-    async with aiohttp.ClientSession(connector=connector) as http:
+    # The direct floor: the gateway's own client settings (its parser, no parameter
+    # validation, keep-alive, fixed User-Agent) and, like a started worker, this process's
+    # collector settled; botocore's stock parser beside it for comparison.
+    config = client_config(Settings())
+    async with contextlib.AsyncExitStack() as stack:
+        stack.enter_context(settled_collector())
+        http = await stack.enter_async_context(
+            aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=4))
+        )
+        directs = {
+            name: await stack.enter_async_context(
+                session.client(
+                    "dynamodb", endpoint_url=endpoint, region_name="us-east-1", config=config
+                )
+            )
+            for name, session, endpoint in (
+                ("direct", dynamodb_session(), direct_endpoints[""]),
+                ("stock", aioboto3.Session(), direct_endpoints[""]),
+                ("delayed", dynamodb_session(), direct_endpoints["delayed"]),
+            )
+        }
+        slots = asyncio.Semaphore(POOL)
 
-        def server_cpu(server: str) -> Callable[[], float]:
-            return lambda: processes.cpu_seconds(servers.pids[server])
-
-        async def gateway_row(
+        def gateway(
             name: str, server: str, path: str, users: int, selection: str | None = None
-        ) -> None:
+        ) -> tuple[Row, Send, CpuClock]:
             url = servers.urls[server] + path
             send = poster(http, url, gateway_body(users, selection), gateway_headers)
-            rows.append(await measure(Row(name, users), send, server_cpu(server)))
-            print(f"  measured {name} x{users}", file=sys.stderr)
+            pid = servers.pids[server]
+            return Row(name, users), send, lambda: processes.cpu_seconds(pid)
 
-        for users in (1, 10, 100):
-            await gateway_row("gateway", "main", "/graphql", users)
-        for users in (1, 10, 100):
-            await gateway_row("gateway, graphql-core path", "core", "/graphql", users)
-        for users in (1, 10):
-            await gateway_row("gateway, tracing on", "traced", "/graphql", users)
-        for users in (1, 10, 100):
-            await gateway_row("gateway, prefix plan", "prefix", "/graphql", users)
-        for label, selection in SELECTIONS.items():
-            for plan, server in (("chosen", "main"), ("prefix", "prefix"), ("collection", "whole")):
-                await gateway_row(f"{label}: {plan}", server, "/graphql", 10, selection)
-        for users in (1, 10, 100):
-            await gateway_row("naive", "main", "/bench/naive", users)
-        trivial = poster(http, servers.urls["main"] + "/bench/trivial", {"query": "{ hello }"}, {})
-        rows.append(await measure(Row("trivial", 0), trivial, server_cpu("main")))
-        typename = poster(
-            http, servers.urls["main"] + "/graphql", {"query": "{ __typename }"}, gateway_headers
-        )
-        rows.append(await measure(Row("trivial via /graphql", 0), typename, server_cpu("main")))
-        for users in (1, 10, 100):
-            await gateway_row(f"gateway +{DELAY_MS}ms", "delayed", "/graphql", users)
-        await gateway_row(f"naive +{DELAY_MS}ms", "delayed", "/bench/naive", 1)
+        def direct(name: str, client: str, users: int, plan: str) -> tuple[Row, Send, CpuClock]:
+            send = direct_sender(directs[client], users, plan, slots)
+            return Row(name, users), send, time.process_time
 
-    # The gateway's own client settings (its parser, no parameter validation, keep-alive,
-    # fixed User-Agent) and, like a started worker, its collector settled: the floor.
-    config = client_config(Settings())
-    with settled_collector():
-        directs = [
-            ("", direct_endpoints[""], dynamodb_session(), (COLLECTION, PREFIX)),
-            (", stock parser", direct_endpoints[""], aioboto3.Session(), (COLLECTION,)),
-            (f" +{DELAY_MS}ms", direct_endpoints["delayed"], dynamodb_session(), (COLLECTION,)),
+        delayed = f"+{DELAY_MS}ms"
+        groups = [
+            [gateway("gateway", "main", "/graphql", 1), direct("direct", "direct", 1, COLLECTION)],
+            [
+                gateway("gateway", "main", "/graphql", 10),
+                gateway("gateway, tracing on", "traced", "/graphql", 10),
+                direct("direct", "direct", 10, COLLECTION),
+            ],
+            [
+                gateway("gateway", "main", "/graphql", 100),
+                direct("direct", "direct", 100, COLLECTION),
+            ],
+            [
+                gateway(f"gateway {delayed}", "delayed", "/graphql", 1),
+                direct(f"direct {delayed}", "delayed", 1, COLLECTION),
+            ],
+            [
+                gateway(f"gateway {delayed}", "delayed", "/graphql", 10),
+                direct(f"direct {delayed}", "delayed", 10, COLLECTION),
+            ],
+            [
+                gateway(f"gateway {delayed}", "delayed", "/graphql", 100),
+                direct(f"direct {delayed}", "delayed", 100, COLLECTION),
+            ],
+            *(
+                [
+                    gateway("gateway, graphql-core path", "core", "/graphql", users),
+                    gateway("naive", "main", "/bench/naive", users),
+                ]
+                for users in (1, 10, 100)
+            ),
+            [gateway("gateway, tracing on", "traced", "/graphql", 1)],
+            *(
+                [
+                    gateway("gateway, prefix plan", "prefix", "/graphql", users),
+                    direct("direct, prefix plan", "direct", users, PREFIX),
+                    direct("direct, stock parser", "stock", users, COLLECTION),
+                ]
+                for users in (1, 10, 100)
+            ),
+            *(
+                [
+                    gateway(f"{label}: {plan}", server, "/graphql", 10, selection)
+                    for plan, server in (
+                        ("chosen", "main"),
+                        ("prefix", "prefix"),
+                        ("collection", "whole"),
+                    )
+                ]
+                for label, selection in SELECTIONS.items()
+            ),
+            [gateway(f"naive {delayed}", "delayed", "/bench/naive", 1)],
         ]
-        for label, endpoint, session, plans in directs:
-            async with session.client(
-                "dynamodb", endpoint_url=endpoint, region_name="us-east-1", config=config
-            ) as client:
-                slots = asyncio.Semaphore(POOL)
-                for plan in plans:
-                    for users in (1, 10, 100):
-                        name = "direct" + (", prefix plan" if plan == PREFIX else "") + label
-                        row = Row(name, users)
-
-                        async def send(
-                            users: int = users, plan: str = plan, slots: asyncio.Semaphore = slots
-                        ) -> dict[str, Any]:
-                            tally = await read_users(
-                                client, table_names(), USERS[:users], today, plan, slots
-                            )
-                            return {
-                                "dynamodbCalls": tally.calls,
-                                "roundTrips": 1,
-                                "readCapacityUnits": tally.read_capacity_units,
-                            }
-
-                        rows.append(await measure(row, send, time.process_time))
-                        print(f"  measured {row.name} x{users}", file=sys.stderr)
+        for group in groups:
+            rows += await measure_together(group)
+        trivial = poster(http, servers.urls["main"] + "/bench/trivial", {"query": "{ hello }"}, {})
+        main_cpu = servers.pids["main"]
+        rows += await measure_together(
+            [
+                (Row("trivial", 0), trivial, lambda: processes.cpu_seconds(main_cpu)),
+                (
+                    Row("trivial via /graphql", 0),
+                    poster(
+                        http,
+                        servers.urls["main"] + "/graphql",
+                        {"query": "{ __typename }"},
+                        gateway_headers,
+                    ),
+                    lambda: processes.cpu_seconds(main_cpu),
+                ),
+            ]
+        )
     return rows
 
 
