@@ -86,12 +86,7 @@ async def both(query: str, variables: dict[str, Any], dynamo: Dynamo) -> tuple[A
     """The answers of both paths, each a request of its own (a fresh context)."""
     answers = []
     for schema in (COMPILED, GRAPHQL_CORE):
-        context = build_context(
-            settings=Settings(tables=dynamo.tables),
-            dynamo=dynamo,
-            principal=DASHBOARD_USER,
-            clock=FixedClock(NOW),
-        )
+        context = build_context(dynamo=dynamo, principal=DASHBOARD_USER, clock=FixedClock(NOW))
         result = await schema.execute(query, variable_values=variables, context_value=context)
         answers.append(answer(result))
     return answers[0], answers[1]
