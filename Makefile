@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: serve test lint pytest bench clean graphiql-assets schema
+.PHONY: serve test lint pytest bench clean graphiql-assets schema fuzz
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -58,6 +58,11 @@ bench: $(STAMP) $(DYNALITE)
 .PHONY: load
 load: $(STAMP) $(DYNALITE)
 	$(BIN)/python -m bench.load
+
+# The compiled execution path against graphql-core's, on thousands of generated selections
+# (make test runs a few hundred).
+fuzz: $(STAMP) $(DYNALITE)
+	INSIGHT_FUZZ_EXAMPLES=5000 $(BIN)/pytest tests/schema/test_compiled_execution.py -q
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache

@@ -57,6 +57,10 @@ def delay_proxy(port: int, target_port: int, delay_ms: int) -> list[str]:
     return [sys.executable, "-m", "bench.delay_proxy", str(port), str(target_port), str(delay_ms)]
 
 
+def otlp_sink(port: int) -> list[str]:
+    return [sys.executable, "-m", "bench.otlp_sink", str(port)]
+
+
 def gateway(port: int) -> list[str]:
     return [
         sys.executable,

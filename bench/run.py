@@ -8,25 +8,28 @@ bounded in count and time. Latency is the client's; CPU is the server process's 
 from __future__ import annotations
 
 import asyncio
-import math
+import contextlib
 import os
-import statistics
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import aioboto3
 import aiohttp
-from aiobotocore.config import AioConfig
 
 from bench import processes
 from bench.direct import COLLECTION, PREFIX, read_users
+from bench.report import DELAY_MS, Row, print_table, print_targets, print_throughput, write_json
+from bench.report import targets as check_targets
 from bench.seed import seed_users
+from bench.server import FRONTEND_USER
+from bench.throughput import Throughput, sustained
 from gateway.auth.tokens import mint_token
-from gateway.resources import dynamodb_session
+from gateway.cli.examples import FRONTEND_QUERY
+from gateway.resources import client_config, dynamodb_session, settled_collector
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
@@ -37,7 +40,6 @@ from schema.root import build_schema
 from tests.dynalite_server import DynaliteServer
 
 USERS = [f"bench-{n:03d}" for n in range(100)]
-DELAY_MS = 20
 SECRET = "bench-secret-" + "0" * 32
 POOL = Settings().max_pool_connections
 #: Each row: a warm-up, then at most MAX_REQUESTS requests and about MAX_SECONDS, at least
@@ -56,50 +58,6 @@ SELECTIONS = {
     "1 prefix + 2 points": f"{{ {RECURRING} alert {{ alertSent }} income {{ amount }} }}",
     "2 prefixes": f"{{ {RECURRING} cashAdvanceScores {{ score scoredAt }} }}",
 }
-
-
-@dataclass
-class Row:
-    name: str
-    users: int
-    latencies: list[float] = field(default_factory=list)
-    cpu_seconds: float = 0.0
-    calls: int | None = None
-    round_trips: int | None = None
-    read_units: float | None = None
-
-    @property
-    def p50_ms(self) -> float:
-        return statistics.median(self.latencies) * 1000
-
-    @property
-    def p99_ms(self) -> float:
-        ordered = sorted(self.latencies)
-        return ordered[min(len(ordered) - 1, math.ceil(0.99 * len(ordered)) - 1)] * 1000
-
-    @property
-    def cpu_ms(self) -> float:
-        return self.cpu_seconds / len(self.latencies) * 1000
-
-
-async def measure(
-    row: Row, send: Callable[[], Awaitable[dict[str, Any] | None]], cpu: Callable[[], float]
-) -> Row:
-    for _ in range(WARMUP if row.users < 100 else 1):
-        await send()
-    started_cpu, started = cpu(), time.monotonic()
-    while len(row.latencies) < MAX_REQUESTS and (
-        len(row.latencies) < MIN_REQUESTS or time.monotonic() - started < MAX_SECONDS
-    ):
-        begin = time.perf_counter()
-        cost = await send()
-        row.latencies.append(time.perf_counter() - begin)
-        if cost is not None:
-            row.calls = cost["dynamodbCalls"]
-            row.round_trips = cost["roundTrips"]
-            row.read_units = cost["readCapacityUnits"]
-    row.cpu_seconds = cpu() - started_cpu
-    return row
 
 
 def poster(
@@ -137,128 +95,180 @@ class Servers:
     pids: dict[str, int]
 
 
+async def run_throughput(servers: Servers) -> list[Throughput]:
+    """The README's frontend query, as its own user, through the gateway and the naive
+    resolvers of the same process."""
+    token = mint_token(SECRET, FRONTEND_USER, [], timedelta(hours=2), SystemClock())
+    headers = {"Authorization": f"Bearer {token}"}
+    body = {"query": FRONTEND_QUERY}
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=64)) as http:
+        sends = {
+            name: poster(http, servers.urls["main"] + path, body, headers)
+            for name, path in (("gateway", "/graphql"), ("naive", "/bench/naive"))
+        }
+        results = await sustained(sends)
+    print("  measured throughput", file=sys.stderr)
+    return results
+
+
+Send = Callable[[], Awaitable[dict[str, Any] | None]]
+CpuClock = Callable[[], float]
+
+
+async def measure_together(measured: list[tuple[Row, Send, CpuClock]]) -> list[Row]:
+    """Rows compared by a target, measured in turns (one request of each, again and
+    again): a shared machine's load drifts over minutes, and so then affects them alike.
+    CPU is read around each request of its own row."""
+    users = max(row.users for row, _, _ in measured)
+    for _, send, _ in measured:
+        for _ in range(WARMUP if users < 100 else 1):
+            await send()
+    started = time.monotonic()
+    while len(measured[0][0].latencies) < MAX_REQUESTS and (
+        len(measured[0][0].latencies) < MIN_REQUESTS
+        or time.monotonic() - started < MAX_SECONDS * len(measured)
+    ):
+        for row, send, cpu in measured:
+            before = cpu()
+            begin = time.perf_counter()
+            cost = await send()
+            row.latencies.append(time.perf_counter() - begin)
+            row.cpu_seconds += cpu() - before
+            if cost is not None:
+                row.calls = cost["dynamodbCalls"]
+                row.round_trips = cost["roundTrips"]
+                row.read_units = cost["readCapacityUnits"]
+    for row, _, _ in measured:
+        print(f"  measured {row.name} x{row.users}", file=sys.stderr)
+    return [row for row, _, _ in measured]
+
+
+def direct_sender(client: Any, users: int, plan: str, slots: asyncio.Semaphore) -> Send:
+    today = datetime.now(UTC).date()
+
+    async def send() -> dict[str, Any]:
+        tally = await read_users(client, table_names(), USERS[:users], today, plan, slots)
+        return {
+            "dynamodbCalls": tally.calls,
+            "roundTrips": 1,
+            "readCapacityUnits": tally.read_capacity_units,
+        }
+
+    return send
+
+
 async def run_rows(servers: Servers, direct_endpoints: dict[str, str]) -> list[Row]:
     token = mint_token(SECRET, "bench", [DASHBOARD], timedelta(hours=2), SystemClock())
     gateway_headers = {"Authorization": f"Bearer {token}", "X-Insight-Cost": "1"}
     rows: list[Row] = []
-    today = datetime.now(UTC).date()
-    connector = aiohttp.TCPConnector(limit=4)
-    async with aiohttp.ClientSession(connector=connector) as http:
+    # The direct floor: the gateway's own client settings (its parser, no parameter
+    # validation, keep-alive, fixed User-Agent) and, like a started worker, this process's
+    # collector settled; botocore's stock parser beside it for comparison.
+    config = client_config(Settings())
+    async with contextlib.AsyncExitStack() as stack:
+        stack.enter_context(settled_collector())
+        http = await stack.enter_async_context(
+            aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=4))
+        )
+        directs = {
+            name: await stack.enter_async_context(
+                session.client(
+                    "dynamodb", endpoint_url=endpoint, region_name="us-east-1", config=config
+                )
+            )
+            for name, session, endpoint in (
+                ("direct", dynamodb_session(), direct_endpoints[""]),
+                ("stock", aioboto3.Session(), direct_endpoints[""]),
+                ("delayed", dynamodb_session(), direct_endpoints["delayed"]),
+            )
+        }
+        slots = asyncio.Semaphore(POOL)
 
-        def server_cpu(server: str) -> Callable[[], float]:
-            return lambda: processes.cpu_seconds(servers.pids[server])
-
-        async def gateway_row(
+        def gateway(
             name: str, server: str, path: str, users: int, selection: str | None = None
-        ) -> None:
+        ) -> tuple[Row, Send, CpuClock]:
             url = servers.urls[server] + path
             send = poster(http, url, gateway_body(users, selection), gateway_headers)
-            rows.append(await measure(Row(name, users), send, server_cpu(server)))
-            print(f"  measured {name} x{users}", file=sys.stderr)
+            pid = servers.pids[server]
+            return Row(name, users), send, lambda: processes.cpu_seconds(pid)
 
-        for users in (1, 10, 100):
-            await gateway_row("gateway", "main", "/graphql", users)
-        for users in (1, 10, 100):
-            await gateway_row("gateway, prefix plan", "prefix", "/graphql", users)
-        for label, selection in SELECTIONS.items():
-            for plan, server in (("chosen", "main"), ("prefix", "prefix"), ("collection", "whole")):
-                await gateway_row(f"{label}: {plan}", server, "/graphql", 10, selection)
-        for users in (1, 10, 100):
-            await gateway_row("naive resolvers", "main", "/bench/naive", users)
+        def direct(name: str, client: str, users: int, plan: str) -> tuple[Row, Send, CpuClock]:
+            send = direct_sender(directs[client], users, plan, slots)
+            return Row(name, users), send, time.process_time
+
+        delayed = f"+{DELAY_MS}ms"
+        groups = [
+            [
+                gateway("gateway", "main", "/graphql", 1),
+                gateway("gateway, graphql-core path", "core", "/graphql", 1),
+                direct("direct", "direct", 1, COLLECTION),
+            ],
+            [
+                gateway("gateway", "main", "/graphql", 10),
+                gateway("gateway, tracing on", "traced", "/graphql", 10),
+                gateway("gateway, graphql-core path", "core", "/graphql", 10),
+                direct("direct", "direct", 10, COLLECTION),
+            ],
+            [
+                gateway("gateway", "main", "/graphql", 100),
+                gateway("gateway, graphql-core path", "core", "/graphql", 100),
+                direct("direct", "direct", 100, COLLECTION),
+            ],
+            [
+                gateway(f"gateway {delayed}", "delayed", "/graphql", 1),
+                direct(f"direct {delayed}", "delayed", 1, COLLECTION),
+            ],
+            [
+                gateway(f"gateway {delayed}", "delayed", "/graphql", 10),
+                direct(f"direct {delayed}", "delayed", 10, COLLECTION),
+            ],
+            [
+                gateway(f"gateway {delayed}", "delayed", "/graphql", 100),
+                direct(f"direct {delayed}", "delayed", 100, COLLECTION),
+            ],
+            *([gateway("naive", "main", "/bench/naive", users)] for users in (1, 10, 100)),
+            [gateway("gateway, tracing on", "traced", "/graphql", 1)],
+            *(
+                [
+                    gateway("gateway, prefix plan", "prefix", "/graphql", users),
+                    direct("direct, prefix plan", "direct", users, PREFIX),
+                    direct("direct, stock parser", "stock", users, COLLECTION),
+                ]
+                for users in (1, 10, 100)
+            ),
+            *(
+                [
+                    gateway(f"{label}: {plan}", server, "/graphql", 10, selection)
+                    for plan, server in (
+                        ("chosen", "main"),
+                        ("prefix", "prefix"),
+                        ("collection", "whole"),
+                    )
+                ]
+                for label, selection in SELECTIONS.items()
+            ),
+            [gateway(f"naive {delayed}", "delayed", "/bench/naive", 1)],
+        ]
+        for group in groups:
+            rows += await measure_together(group)
         trivial = poster(http, servers.urls["main"] + "/bench/trivial", {"query": "{ hello }"}, {})
-        rows.append(await measure(Row("trivial strawberry", 0), trivial, server_cpu("main")))
-        typename = poster(
-            http, servers.urls["main"] + "/graphql", {"query": "{ __typename }"}, gateway_headers
+        main_cpu = servers.pids["main"]
+        rows += await measure_together(
+            [
+                (Row("trivial", 0), trivial, lambda: processes.cpu_seconds(main_cpu)),
+                (
+                    Row("trivial via /graphql", 0),
+                    poster(
+                        http,
+                        servers.urls["main"] + "/graphql",
+                        {"query": "{ __typename }"},
+                        gateway_headers,
+                    ),
+                    lambda: processes.cpu_seconds(main_cpu),
+                ),
+            ]
         )
-        rows.append(await measure(Row("trivial via /graphql", 0), typename, server_cpu("main")))
-        for users in (1, 10, 100):
-            await gateway_row(f"gateway +{DELAY_MS}ms", "delayed", "/graphql", users)
-        await gateway_row(f"naive +{DELAY_MS}ms", "delayed", "/bench/naive", 1)
-
-    config = AioConfig(max_pool_connections=POOL)
-    # The gateway's own client (its fast parser), both plans; botocore's stock parser for
-    # comparison; and the delayed endpoint.
-    directs = [
-        ("", direct_endpoints[""], dynamodb_session(), (COLLECTION, PREFIX)),
-        (", stock parser", direct_endpoints[""], aioboto3.Session(), (COLLECTION,)),
-        (f" +{DELAY_MS}ms", direct_endpoints["delayed"], dynamodb_session(), (COLLECTION,)),
-    ]
-    for label, endpoint, session, plans in directs:
-        async with session.client(
-            "dynamodb", endpoint_url=endpoint, region_name="us-east-1", config=config
-        ) as client:
-            slots = asyncio.Semaphore(POOL)
-            for plan in plans:
-                for users in (1, 10, 100):
-                    row = Row(f"direct aioboto3, {plan}{label}", users)
-
-                    async def send(
-                        users: int = users, plan: str = plan, slots: asyncio.Semaphore = slots
-                    ) -> dict[str, Any]:
-                        tally = await read_users(
-                            client, table_names(), USERS[:users], today, plan, slots
-                        )
-                        return {
-                            "dynamodbCalls": tally.calls,
-                            "roundTrips": 1,
-                            "readCapacityUnits": tally.read_capacity_units,
-                        }
-
-                    rows.append(await measure(row, send, time.process_time))
-                    print(f"  measured {row.name} x{users}", file=sys.stderr)
     return rows
-
-
-def print_table(rows: list[Row]) -> None:
-    header = (
-        f"{'read':<34}{'users':>6}{'calls':>7}{'trips':>6}{'RCU':>8}"
-        f"{'p50 ms':>9}{'p99 ms':>9}{'CPU ms':>9}{'CPU/user':>9}{'n':>5}"
-    )
-    print(header)
-    print("-" * len(header))
-    for row in rows:
-        per_user = f"{row.cpu_ms / row.users:9.2f}" if row.users else f"{'':>9}"
-        print(
-            f"{row.name:<34}{row.users:>6}{_fmt(row.calls):>7}{_fmt(row.round_trips):>6}"
-            f"{_fmt(row.read_units):>8}{row.p50_ms:9.1f}{row.p99_ms:9.1f}{row.cpu_ms:9.2f}"
-            f"{per_user}{len(row.latencies):>5}"
-        )
-
-
-def _fmt(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return f"{value:g}"
-
-
-def print_targets(rows: list[Row]) -> None:
-    def find(name: str, users: int) -> Row:
-        return next(r for r in rows if r.name == name and r.users == users)
-
-    trivial = find("trivial strawberry", 0)
-    delayed = find(f"gateway +{DELAY_MS}ms", 1)
-    direct_delayed = find(f"direct aioboto3, {COLLECTION} +{DELAY_MS}ms", 1)
-    full = find("gateway", 1)
-    hundred = find("gateway", 100)
-    formula = 3 * 100 + math.ceil(3 * 100 / 100)
-    checks = [
-        (
-            f"full-User p50 under +{DELAY_MS}ms vs direct",
-            delayed.p50_ms / direct_delayed.p50_ms,
-            1.25,
-        ),
-        ("full-User CPU vs trivial query CPU", full.cpu_ms / trivial.cpu_ms, 3.0),
-        ("CPU per user at 100 users vs trivial", hundred.cpu_ms / 100 / trivial.cpu_ms, 1.0),
-        (
-            f"calls for 100 users vs 3N+ceil(3N/100) = {formula}",
-            (hundred.calls or 0) / formula,
-            1.0,
-        ),
-    ]
-    print()
-    print(f"{'target':<56}{'ratio':>8}{'limit':>7}  met")
-    for name, ratio, limit in checks:
-        print(f"{name:<56}{ratio:8.2f}{limit:7.2f}  {'yes' if ratio <= limit else 'NO'}")
 
 
 async def prepare(endpoint: str) -> None:
@@ -292,47 +302,56 @@ def main() -> None:
         dynalite.stop()
 
 
+#: The gateway processes: name, then what each sets beside the common environment.
+SERVERS: dict[str, dict[str, str]] = {
+    "main": {},
+    "core": {"INSIGHT_COMPILED_EXECUTION": "false"},
+    "prefix": {"BENCH_PLAN": "prefix"},
+    "whole": {"BENCH_PLAN": "collection"},
+    "delayed": {},
+    "traced": {"INSIGHT_OTEL_ENABLED": "true"},
+}
+
+
 def run(dynalite_port: int) -> None:
-    proxy_port = processes.free_port()
-    ports = {name: processes.free_port() for name in ("main", "prefix", "whole", "delayed")}
+    proxy_port, sink_port = processes.free_port(), processes.free_port()
+    ports = {name: processes.free_port() for name in SERVERS}
     dynalite_url = f"http://127.0.0.1:{dynalite_port}"
     delayed_url = f"http://127.0.0.1:{proxy_port}"
     env = {"INSIGHT_AUTH_HS256_SECRET": SECRET, "INSIGHT_DYNAMODB_ENDPOINT_URL": dynalite_url}
-    with processes.running(processes.delay_proxy(proxy_port, dynalite_port, DELAY_MS), proxy_port):
+    extra = {
+        "delayed": {"INSIGHT_DYNAMODB_ENDPOINT_URL": delayed_url},
+        "traced": {"OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{sink_port}"},
+    }
+    with (
+        processes.running(processes.delay_proxy(proxy_port, dynalite_port, DELAY_MS), proxy_port),
+        processes.running(processes.otlp_sink(sink_port), sink_port),
+        contextlib.ExitStack() as stack,
+    ):
         asyncio.run(prepare(dynalite_url))
-        with (
-            processes.running(processes.gateway(ports["main"]), ports["main"], env) as main_server,
-            processes.running(
-                processes.gateway(ports["prefix"]),
-                ports["prefix"],
-                {**env, "BENCH_PLAN": "prefix"},
-            ) as prefix_server,
-            processes.running(
-                processes.gateway(ports["whole"]),
-                ports["whole"],
-                {**env, "BENCH_PLAN": "collection"},
-            ) as whole_server,
-            processes.running(
-                processes.gateway(ports["delayed"]),
-                ports["delayed"],
-                {**env, "INSIGHT_DYNAMODB_ENDPOINT_URL": delayed_url},
-            ) as delayed_server,
-        ):
-            servers = Servers(
-                urls={name: f"http://127.0.0.1:{port}" for name, port in ports.items()},
-                pids={
-                    "main": main_server.pid,
-                    "prefix": prefix_server.pid,
-                    "whole": whole_server.pid,
-                    "delayed": delayed_server.pid,
-                },
-            )
-            rows = asyncio.run(run_rows(servers, {"": dynalite_url, "delayed": delayed_url}))
-        print()
-        print_table(rows)
-        print_targets(rows)
-        print()
-        asyncio.run(profile(dynalite_url))
+        pids = {
+            name: stack.enter_context(
+                processes.running(
+                    processes.gateway(ports[name]),
+                    ports[name],
+                    {**env, **settings, **extra.get(name, {})},
+                )
+            ).pid
+            for name, settings in SERVERS.items()
+        }
+        servers = Servers(
+            urls={name: f"http://127.0.0.1:{port}" for name, port in ports.items()}, pids=pids
+        )
+        rows = asyncio.run(run_rows(servers, {"": dynalite_url, "delayed": delayed_url}))
+        throughput = asyncio.run(run_throughput(servers))
+    print()
+    print_table(rows)
+    print_throughput(throughput)
+    checks = check_targets(rows, throughput)
+    print_targets(checks)
+    write_json(rows, throughput, checks)
+    print()
+    asyncio.run(profile(dynalite_url))
 
 
 if __name__ == "__main__":

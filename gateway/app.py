@@ -17,7 +17,7 @@ from gateway.observability.health import healthz, readyz
 from gateway.observability.logs import AccessLog
 from gateway.observability.metrics import HttpMetrics, Metrics
 from gateway.observability.tracing import tracing_from_settings
-from gateway.resources import open_dynamo
+from gateway.resources import open_dynamo, settled_collector
 from gateway.settings import Settings
 from loaders.lock import LockClient
 from schema.clock import Clock, SystemClock
@@ -53,7 +53,8 @@ def create_app(
             # One lock client per process: one owner name, as a Go service has.
             app.state.locks = LockClient(dynamo)
             try:
-                yield
+                with settled_collector():
+                    yield
             finally:
                 # From here /readyz answers 503 while the client closes.
                 del app.state.dynamo
@@ -66,6 +67,7 @@ def create_app(
             *tracing.schema_extensions,
         ],
         federation=settings.federation,
+        compiled_execution=settings.compiled_execution,
     )
     graphql = GatewayGraphQL(schema, settings=settings, clock=clock, graphiql=graphiql)
     app = Starlette(

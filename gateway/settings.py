@@ -42,6 +42,8 @@ class Settings:
     persisted_query_cache_size: int = 1000
     # OpenTelemetry tracing (the `otel` extra); the exporter reads the standard OTEL_* variables.
     otel_enabled: bool = False
+    # Plain objects completed in one loop (schema/execution); off, graphql-core's own path.
+    compiled_execution: bool = True
     # HTTP hygiene (gateway/http/graphql_view.py). Batching is off unless a bound is set.
     max_body_bytes: int = 262_144
     max_batch_operations: int = 0
@@ -107,6 +109,7 @@ class Settings:
                 "INSIGHT_PERSISTED_QUERY_CACHE_SIZE", 1000, minimum=0, maximum=1_000_000
             ),
             otel_enabled=env.boolean("INSIGHT_OTEL_ENABLED", False),
+            compiled_execution=env.boolean("INSIGHT_COMPILED_EXECUTION", True),
             max_body_bytes=env.integer(
                 "INSIGHT_MAX_BODY_BYTES", 262_144, minimum=1024, maximum=64 * 1024 * 1024
             ),

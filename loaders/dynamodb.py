@@ -19,6 +19,7 @@ from loaders.codec import Item, from_wire, to_wire, value_to_wire
 from loaders.deadline import current_deadline
 from loaders.errors import DynamoDBUnavailable
 from loaders.keys import ItemKey, QueryKey
+from loaders.parameters import invalid_parameters
 from loaders.tables import Table, TableNames
 
 if TYPE_CHECKING:
@@ -177,6 +178,13 @@ class Dynamo:
         except (BotoCoreError, aiohttp.ClientError, TimeoutError, OSError) as error:
             failure = DynamoDBUnavailable(cause=error)
             raise failure from error
+        except (AttributeError, TypeError, ValueError) as error:
+            # botocore's own check is off (gateway/resources.py): name the bad parameter.
+            report = invalid_parameters(self.client, operation, params)
+            if report is None:
+                raise
+            failure = DynamoDBFailure(f"{operation} not sent: {report}")
+            raise failure from error
         finally:
             _attempts.reset(token)
             if logged is not None:
@@ -296,9 +304,12 @@ class Dynamo:
             raise DynamoDBUnavailable(cause=TimeoutError("unprocessed keys past the deadline"))
         await asyncio.sleep(delay)
 
-    async def query(self, query: QueryKey, keep: Callable[[Item], bool]) -> list[Item]:
+    async def query(
+        self, query: QueryKey, keep: Callable[[Item], bool], *, wire: bool = False
+    ) -> list[Item]:
         """All items of `query` that `keep` accepts, following `LastEvaluatedKey`, and
-        stopping as soon as `query.limit` of them are in hand."""
+        stopping as soon as `query.limit` of them are in hand. With `wire`, the items are
+        left (and given to `keep`) in DynamoDB's wire form, for the caller to decode."""
         partition, sort = query.table.key_names
         params: dict[str, Any] = {
             "TableName": self.tables.name(query.table),
@@ -320,8 +331,8 @@ class Dynamo:
             elif self._query_page_size is not None:
                 params["Limit"] = self._query_page_size
             response = await self.call("query", **params)
-            for wire in response.get("Items", []):
-                item = from_wire(wire)
+            for raw in response.get("Items", []):
+                item = raw if wire else from_wire(raw)
                 if keep(item):
                     kept.append(item)
             if query.limit is not None and len(kept) >= query.limit:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from functools import partial
 
 from aiodataloader import DataLoader
 
-from loaders.codec import Item, is_live
+from loaders.codec import Item, WireItem, from_wire, is_live
 from loaders.collections import Collected, Collections
 from loaders.dynamodb import Dynamo
 from loaders.keys import QueryKey
@@ -30,13 +32,14 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
         super().__init__(loop=asyncio.get_running_loop(), cache_map=self._futures)
         self._dynamo = dynamo
         self._now = now
+        self._now_seconds = Decimal(int(now.timestamp()))
         self._collections = collections or Collections()
 
     def collect(self, table: Table, pk: str) -> None:
         """Read the partition `pk` of `table` whole (once per request), for this loader and
         the point-read core sharing its `collections`. Call it before the partition's
         other loads, in the same tick, so that they derive from it."""
-        whole = QueryKey(table, pk)
+        whole = WholePartition(table, pk)
         self._collections.add((table, pk), lambda: super(QueryLoader, self).load(whole))
 
     def forget_partition(self, table: Table, pk: str) -> None:
@@ -57,10 +60,31 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
     def _keep(self, item: Item) -> bool:
         return is_live(item, self._now)
 
+    def _keep_wire(self, wire: WireItem) -> bool:
+        ttl = wire.get("ttl")
+        if ttl is None:
+            return True
+        if len(ttl) == 1 and "N" in ttl:
+            # is_live's comparison, without decoding the item to read one Number.
+            return Decimal(ttl["N"]) > self._now_seconds
+        return is_live(from_wire({"ttl": ttl}), self._now)
+
     async def batch_load_fn(  # type: ignore[override]
         self, queries: Sequence[QueryKey]
     ) -> list[list[Item] | BaseException]:
         return await asyncio.gather(
-            *(self._dynamo.query(query, self._keep) for query in queries),
+            *(
+                self._dynamo.query(query, self._keep_wire, wire=True)
+                if isinstance(query, WholePartition)
+                else self._dynamo.query(query, self._keep)
+                for query in queries
+            ),
             return_exceptions=True,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class WholePartition(QueryKey):
+    """A collected partition's one Query: its items stay in wire form, and `Collected`
+    decodes only those a read picks. Never equal to a `QueryKey`, so the two are never
+    answered from each other's cache entry."""

@@ -1,8 +1,9 @@
 """OpenTelemetry tracing, off unless `INSIGHT_OTEL_ENABLED` is set (the `otel` extra).
 
 When on, a request gives one trace: the HTTP span (ASGI middleware, continuing a caller's
-`traceparent`), the GraphQL spans (strawberry's extension: parse, validate, each resolver) and
-one span per DynamoDB call (aiobotocore's instrumentation), so a slow field shows which
+`traceparent`), the GraphQL spans (strawberry's extension: parse, validate, each resolver of
+ours; plain fields, which only read an attribute, get none and stay on the compiled path)
+and one span per DynamoDB call (aiobotocore's instrumentation), so a slow field shows which
 BatchGetItem or Query it waited on. Spans go to an OTLP/HTTP exporter configured by the
 standard `OTEL_*` variables (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME`, ...), or to
 the tracer provider the host already installed (e.g. `opentelemetry-instrument`).
@@ -63,7 +64,8 @@ def tracing_from_settings(settings: Settings) -> Tracing:
         return Tracing()
     try:
         from opentelemetry.instrumentation.aiobotocore import AioBotocoreInstrumentor
-        from strawberry.extensions.tracing import OpenTelemetryExtension
+
+        from gateway.observability.resolver_spans import ResolverSpans
     except ImportError as error:
         raise SettingsError(
             "INSIGHT_OTEL_ENABLED needs the otel extra: pip install 'insight-gateway[otel]' "
@@ -75,7 +77,7 @@ def tracing_from_settings(settings: Settings) -> Tracing:
     instrumentor.instrument(tracer_provider=provider)
     return Tracing(
         provider=provider,
-        schema_extensions=(partial(OpenTelemetryExtension, tracer_provider=provider),),
+        schema_extensions=(partial(ResolverSpans, tracer_provider=provider),),
         owns_provider=owned,
     )
 

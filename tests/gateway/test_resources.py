@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from gateway.resources import USER_AGENT, open_dynamo
+import pytest
+from botocore.exceptions import ClientError
+
+from gateway.resources import KEEPALIVE_SECONDS, USER_AGENT, open_dynamo
 from gateway.settings import Settings
+from loaders.dynamodb import DynamoDBFailure
+from loaders.tables import TableNames
 from loaders.wire_parser import FastResponseParserFactory
 
 
@@ -15,3 +20,22 @@ async def test_the_cap_is_the_pool_and_the_parser_is_the_fast_one(endpoint_url: 
         factory = dynamo.client._endpoint._response_parser_factory  # type: ignore[attr-defined]
         assert isinstance(factory, FastResponseParserFactory)
         assert dynamo.client.meta.config.user_agent.startswith(USER_AGENT)  # type: ignore[attr-defined]
+
+
+async def test_botocore_skips_its_validation_and_the_errors_stay_clear(
+    endpoint_url: str, tables: TableNames
+) -> None:
+    settings = Settings(dynamodb_endpoint_url=endpoint_url, tables=tables)
+    async with open_dynamo(settings) as dynamo:
+        config = dynamo.client.meta.config
+        assert config.connector_args["keepalive_timeout"] == KEEPALIVE_SECONDS  # type: ignore[attr-defined]
+        # Values of the right types that DynamoDB refuses: botocore sends them.
+        with pytest.raises(
+            DynamoDBFailure, match="get_item refused: ValidationException"
+        ) as refused:
+            await dynamo.call("get_item", TableName=tables.pave, Key={"PK": {"S": "a"}})
+        assert isinstance(refused.value.__cause__, ClientError)
+        # A value of the wrong shape cannot be sent: botocore's own report names it.
+        with pytest.raises(DynamoDBFailure, match=r"get_item not sent: .*Key\.PK") as unsent:
+            await dynamo.call("get_item", TableName=tables.pave, Key={"PK": "not-wire"})
+        assert isinstance(unsent.value.__cause__, AttributeError)

@@ -124,3 +124,25 @@ async def test_the_query_waits_for_the_first_read_it_answers(
     await asyncio.gather(queries.load(mine), points.load(ItemKey(Table.PAVE, PK, "ALERT#u-1")))
     assert batches == [2]  # the partition and the latest mine, together
     assert dynamodb_calls.calls == {"Query": 2}
+
+
+async def test_only_the_items_a_read_picks_are_decoded(
+    dynamodb: DynamoDBClient, tables: TableNames, dynamo: Dynamo
+) -> None:
+    for n in range(20):
+        await dynamodb.put_item(TableName=tables.pave, Item=_item(f"A#{n:02d}"))
+    await dynamodb.put_item(TableName=tables.pave, Item=_item("VERIFICATION"))
+    await dynamodb.put_item(TableName=tables.pave, Item=_item("GONE", expired=True))
+    collections = Collections()
+    points = PointReadLoader(dynamo, NOW, collections)
+    queries = QueryLoader(dynamo, NOW, collections)
+    queries.collect(Table.PAVE, PK)
+    point = points.load(ItemKey(Table.PAVE, PK, "VERIFICATION"))
+    newest = queries.load(QueryKey(Table.PAVE, PK, "A#", newest_first=True, limit=2))
+    collected = collections.derive((Table.PAVE, PK), lambda whole: whole)
+    assert collected is not None
+
+    assert (await point or {}).get("SK") == "VERIFICATION"
+    assert [item["SK"] for item in await newest] == ["A#19", "A#18"]
+    whole = await collected
+    assert (len(whole), whole.decoded) == (21, 3)  # the expired item is not even kept

@@ -23,6 +23,7 @@ from gateway.settings import Settings, SettingsError
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.context import build_context
+from schema.execution.executor import CompletionCounts
 from schema.principal import Principal
 from schema.root import build_schema
 
@@ -96,6 +97,7 @@ async def test_a_query_traces_graphql_and_each_dynamodb_call_in_one_trace(
     context = build_context(dynamo=dynamo, principal=Principal(sub=ADA), clock=clock)
     spans.clear()  # the seeding's own calls are not this query's
 
+    compiled = CompletionCounts.compiled
     result = await schema.execute(
         "query Traced { viewer { id payday { nextDate } cashAdvanceScores(limit: 2) { score } } }",
         context_value=context,
@@ -105,6 +107,14 @@ async def test_a_query_traces_graphql_and_each_dynamodb_call_in_one_trace(
     finished: tuple[ReadableSpan, ...] = spans.get_finished_spans()
     names = [span.name for span in finished]
     assert "GraphQL Query: Traced" in names
+    # Our resolvers have spans; plain fields none, and their objects stay compiled.
+    resolving = sorted(n for n in names if n.startswith("GraphQL Resolving"))
+    assert resolving == [
+        "GraphQL Resolving: cashAdvanceScores",
+        "GraphQL Resolving: payday",
+        "GraphQL Resolving: viewer",
+    ]
+    assert CompletionCounts.compiled > compiled
     assert "DynamoDB.BatchGetItem" in names
     assert "DynamoDB.Query" in names
     assert len({span.context.trace_id for span in finished}) == 1

@@ -1,0 +1,166 @@
+"""The bench's figures: the printed table, the targets as ratios of rows of the same run,
+and `bench-results.json` (git-ignored) with the rows the issue names."""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.throughput import Throughput
+
+RESULTS = Path(__file__).resolve().parent.parent / "bench-results.json"
+DELAY_MS = 20
+
+
+@dataclass
+class Row:
+    name: str
+    users: int
+    latencies: list[float] = field(default_factory=list)
+    cpu_seconds: float = 0.0
+    calls: int | None = None
+    round_trips: int | None = None
+    read_units: float | None = None
+
+    @property
+    def p50_ms(self) -> float:
+        return statistics.median(self.latencies) * 1000
+
+    @property
+    def p99_ms(self) -> float:
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, math.ceil(0.99 * len(ordered)) - 1)] * 1000
+
+    @property
+    def cpu_ms(self) -> float:
+        return self.cpu_seconds / len(self.latencies) * 1000
+
+    @property
+    def cpu_per_user_ms(self) -> float | None:
+        return self.cpu_ms / self.users if self.users else None
+
+    def as_json(self) -> dict[str, Any]:
+        per_user = self.cpu_per_user_ms
+        return {
+            "name": self.name,
+            "users": self.users,
+            "calls": self.calls,
+            "round_trips": self.round_trips,
+            "rcu": self.read_units,
+            "p50_ms": round(self.p50_ms, 2),
+            "p99_ms": round(self.p99_ms, 2),
+            "cpu_ms": round(self.cpu_ms, 3),
+            "cpu_per_user_ms": round(per_user, 3) if per_user is not None else None,
+        }
+
+
+def print_table(rows: list[Row]) -> None:
+    header = (
+        f"{'read':<34}{'users':>6}{'calls':>7}{'trips':>6}{'RCU':>8}"
+        f"{'p50 ms':>9}{'p99 ms':>9}{'CPU ms':>9}{'CPU/user':>9}{'n':>5}"
+    )
+    print(header)
+    print("-" * len(header))
+    for row in rows:
+        per_user = f"{row.cpu_ms / row.users:9.2f}" if row.users else f"{'':>9}"
+        print(
+            f"{row.name:<34}{row.users:>6}{_fmt(row.calls):>7}{_fmt(row.round_trips):>6}"
+            f"{_fmt(row.read_units):>8}{row.p50_ms:9.1f}{row.p99_ms:9.1f}{row.cpu_ms:9.2f}"
+            f"{per_user}{len(row.latencies):>5}"
+        )
+
+
+def _fmt(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:g}"
+
+
+def print_throughput(results: list[Throughput]) -> None:
+    print()
+    print("frontend query, one uvicorn worker, closed-loop clients (req/s, p99 ms):")
+    for result in results:
+        steps = "  ".join(
+            f"{s.concurrency}: {s.per_second:.0f}/s {s.p99_ms:.0f}ms" for s in result.steps
+        )
+        print(f"  {result.name:<10}{result.per_second:8.1f} req/s at p99 < 50 ms   [{steps}]")
+
+
+def targets(rows: list[Row], throughput: list[Throughput]) -> list[dict[str, Any]]:
+    def find(name: str, users: int) -> Row:
+        return next(r for r in rows if r.name == name and r.users == users)
+
+    def rate(name: str) -> float:
+        return next(t.per_second for t in throughput if t.name == name)
+
+    hundred = find("gateway", 100)
+    formula = 3 * 100 + math.ceil(3 * 100 / 100)
+    naive_rate = rate("naive")
+    checks: list[tuple[str, float, float, bool]] = [
+        (
+            "CPU per user at 100 users vs direct",
+            hundred.cpu_ms / find("direct", 100).cpu_ms,
+            1.25,
+            False,
+        ),
+        (
+            f"full-User p50 under +{DELAY_MS}ms vs direct +{DELAY_MS}ms",
+            find(f"gateway +{DELAY_MS}ms", 1).p50_ms / find(f"direct +{DELAY_MS}ms", 1).p50_ms,
+            1.15,
+            False,
+        ),
+        (
+            "CPU with tracing on vs off (10 users)",
+            find("gateway, tracing on", 10).cpu_ms / find("gateway", 10).cpu_ms,
+            1.3,
+            False,
+        ),
+        (
+            "frontend throughput vs naive resolvers",
+            # Neither sustaining the bound (a loaded machine) measures nothing.
+            rate("gateway") / naive_rate if naive_rate else math.nan,
+            2.0,
+            True,
+        ),
+        (f"calls for 100 users vs {formula}", (hundred.calls or 0) / formula, 1.0, False),
+        ("round trips for 100 users vs 1", float(hundred.round_trips or 0), 1.0, False),
+    ]
+    return [
+        {
+            "target": name,
+            "ratio": round(ratio, 3) if math.isfinite(ratio) else None,
+            "limit": limit,
+            "at_least": at_least,
+            "met": ratio >= limit if at_least else ratio <= limit,
+        }
+        for name, ratio, limit, at_least in checks
+    ]
+
+
+def print_targets(checks: list[dict[str, Any]]) -> None:
+    print()
+    print(f"{'target':<56}{'ratio':>8}{'limit':>9}  met")
+    for check in checks:
+        limit = f"{'>=' if check['at_least'] else '<='}{check['limit']:.2f}"
+        met = "yes" if check["met"] else "NO"
+        ratio = f"{check['ratio']:8.2f}" if check["ratio"] is not None else f"{'-':>8}"
+        print(f"{check['target']:<56}{ratio}{limit:>9}  {met}")
+
+
+def write_json(rows: list[Row], throughput: list[Throughput], checks: list[dict[str, Any]]) -> None:
+    RESULTS.write_text(
+        json.dumps(
+            {
+                "rows": [row.as_json() for row in rows],
+                "throughput": [result.as_json() for result in throughput],
+                "targets": checks,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+    print(f"\nwrote {RESULTS.name}")

@@ -1,0 +1,1 @@
+"""How the gateway's GraphQL operations are executed (see `executor`)."""

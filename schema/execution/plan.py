@@ -1,0 +1,180 @@
+"""Plans of plain objects: what completing an object takes when every field selected on it is
+a plain attribute read.
+
+A field is plain when strawberry resolves it with its default resolver (no resolver of
+ours, no field extension, no permission), it takes no arguments, and its nodes carry no
+directive but the `@include`/`@skip` that field collection has already applied. Its type
+is a leaf, a list of leaves, an object whose own selection is plain, or a list of those
+(each with or without `!`). `__typename` is plain too.
+
+One level of a plan (`Level`) depends only on the object type and the field nodes merged
+under each response name, so it is remembered per parsed document, keyed by the identity
+of those nodes (see `schema.document_memo`). Which nodes are merged, and so the nested
+levels, may depend on the request's variables (`@include(if: $v)`): nested plans are put
+together per request from their remembered levels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from operator import attrgetter
+from typing import Any, TypeAlias
+
+from graphql import (
+    FieldNode,
+    GraphQLLeafType,
+    GraphQLList,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    GraphQLOutputType,
+    GraphQLSchema,
+    is_leaf_type,
+    is_object_type,
+)
+from strawberry.resolvers import is_default_resolver
+from strawberry.types.field import StrawberryField
+
+from schema.document_memo import DocumentMemo
+
+#: The kinds of a plain field.
+TYPENAME, LEAF, OBJECT, LEAF_LIST, OBJECT_LIST = range(5)
+
+#: Directives that field collection evaluates: a node carrying only these is plain.
+COLLECTION_DIRECTIVES = frozenset({"include", "skip"})
+
+#: The strawberry field behind a graphql-core field (strawberry's converter sets it).
+STRAWBERRY_DEFINITION = "strawberry-definition"
+
+
+@dataclass(frozen=True, slots=True)
+class PlainField:
+    """One response name of a plain object.
+
+    `read` gets the value from the source (the default resolver's attribute read);
+    `coerce` is the leaf type's output coercion (of the items, for a list); `name` is
+    the object type's name for `__typename`. `non_null` is the field's `!`, `items_non_null`
+    its list items'. `object_type` is the nested object type, if any."""
+
+    response_name: str
+    kind: int
+    read: Callable[[Any], Any] | None = None
+    coerce: Callable[[Any], Any] | None = None
+    name: str = ""
+    non_null: bool = False
+    items_non_null: bool = False
+    object_type: GraphQLObjectType | None = None
+
+
+#: One level of a plan: the object's plain fields in response order.
+Level: TypeAlias = tuple[PlainField, ...]
+
+#: Levels per parsed document: anchored on a field node of the document, keyed by the
+#: object type and every merged node's identity. `None` remembers "not plain".
+LEVELS: DocumentMemo[Level | None] = DocumentMemo()
+
+
+def level_key(
+    object_type: GraphQLObjectType, grouped: Iterable[tuple[str, Iterable[FieldNode]]]
+) -> tuple[object, ...]:
+    """The memo key of one level: the type, then each response name's nodes by identity."""
+    return (
+        object_type,
+        *((name, *map(id, nodes)) for name, nodes in grouped),
+    )
+
+
+def compile_level(
+    schema: GraphQLSchema,
+    object_type: GraphQLObjectType,
+    grouped: Iterable[tuple[str, list[FieldNode]]],
+) -> Level | None:
+    """The plain fields of one object, or None if any selected field is not plain."""
+    fields = []
+    for response_name, nodes in grouped:
+        field = _plain_field(schema, object_type, response_name, nodes)
+        if field is None:
+            return None
+        fields.append(field)
+    return tuple(fields)
+
+
+def _plain_field(
+    schema: GraphQLSchema,
+    object_type: GraphQLObjectType,
+    response_name: str,
+    nodes: list[FieldNode],
+) -> PlainField | None:
+    if any(
+        node.arguments
+        or any(d.name.value not in COLLECTION_DIRECTIVES for d in node.directives or ())
+        for node in nodes
+    ):
+        return None
+    field_name = nodes[0].name.value
+    if field_name == "__typename":
+        return PlainField(response_name, TYPENAME, name=object_type.name)
+    field_def = schema.get_field(object_type, field_name)
+    if (
+        field_def is None
+        or field_def.args
+        or field_def.resolve is None
+        or not is_default_resolver(field_def.resolve)
+    ):
+        return None
+    read = _reader(field_def.extensions.get(STRAWBERRY_DEFINITION), field_def.resolve)
+    if read is None:
+        return None
+    return _typed(response_name, read, field_def.type)
+
+
+def _reader(definition: object, resolve: Callable[..., Any] | None) -> Callable[[Any], Any] | None:
+    """The default resolver's read, without its call chain when it is `getattr`."""
+    if not isinstance(definition, StrawberryField) or definition.base_resolver is not None:
+        return None
+    if definition.default_resolver is getattr:
+        return attrgetter(definition.python_name)
+    if resolve is None:
+        return None
+    # A configured default resolver: strawberry's own wrapper, which ignores `info`.
+    return lambda source: resolve(source, None)
+
+
+def _typed(
+    response_name: str, read: Callable[[Any], Any], field_type: GraphQLOutputType
+) -> PlainField | None:
+    non_null = isinstance(field_type, GraphQLNonNull)
+    named = field_type.of_type if isinstance(field_type, GraphQLNonNull) else field_type
+    if isinstance(named, GraphQLList):
+        items = named.of_type
+        items_non_null = isinstance(items, GraphQLNonNull)
+        item = items.of_type if isinstance(items, GraphQLNonNull) else items
+        if is_leaf_type(item):
+            return PlainField(
+                response_name,
+                LEAF_LIST,
+                read,
+                _coercer(item),
+                non_null=non_null,
+                items_non_null=items_non_null,
+            )
+        if is_object_type(item) and item.is_type_of is None:
+            return PlainField(
+                response_name,
+                OBJECT_LIST,
+                read,
+                non_null=non_null,
+                items_non_null=items_non_null,
+                object_type=item,
+            )
+        return None
+    if is_leaf_type(named):
+        return PlainField(response_name, LEAF, read, _coercer(named), non_null=non_null)
+    if is_object_type(named) and named.is_type_of is None:
+        return PlainField(response_name, OBJECT, read, non_null=non_null, object_type=named)
+    return None
+
+
+def _coercer(leaf: Any) -> Callable[[Any], Any]:
+    leaf_type: GraphQLLeafType = leaf
+    return leaf_type.coerce_output_value

@@ -1,0 +1,332 @@
+"""The compiled completion path answers exactly as graphql-core's own: the same `data` (key
+order included) and the same `errors` (messages, paths, locations, extensions).
+
+A differential property test generates selections over the real schema (aliases, named and
+inline fragments, `__typename`, `@include`/`@skip` on variables, arguments in and out of
+range, nested lists) and runs each against seeded users, one with attributes missing from
+its items, under both schemas. `INSIGHT_FUZZ_EXAMPLES` sets how many (`make fuzz`); a small
+schema of its own then checks every surprise that sends an object back to graphql-core.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+import pytest
+import strawberry
+from graphql import GraphQLObjectType, GraphQLSchema, get_named_type, is_object_type
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strawberry.extensions import SchemaExtension
+from strawberry.types import ExecutionResult
+
+from bench.seed import user_items
+from gateway.settings import Settings
+from loaders.dynamodb import Dynamo
+from loaders.tables import create_tables
+from schema.clock import FixedClock
+from schema.context import build_context
+from schema.execution.executor import CompiledExecutionContext, CompletionCounts, PassesPlainFields
+from schema.root import build_schema
+from tests.conftest import NOW, unique_table_names
+from tests.schema.conftest import DASHBOARD_USER
+
+EXAMPLES = int(os.environ.get("INSIGHT_FUZZ_EXAMPLES", "200"))
+USER_IDS = ["full-1", "sparse-1", "nobody", "full-1"]
+
+COMPILED = build_schema()
+GRAPHQL_CORE = build_schema(compiled_execution=False)
+
+
+def sparse(items: list[tuple[Any, dict[str, Any]]]) -> list[tuple[Any, dict[str, Any]]]:
+    """Every item with about half its attributes gone (never its key): rows written by
+    another service that left fields out."""
+    rng = random.Random(13)
+    kept = []
+    for table, item in items:
+        key = {name for name in table.key_names if name is not None}
+        kept.append((table, {n: v for n, v in item.items() if n in key or rng.random() < 0.5}))
+    return kept
+
+
+class Remembering(Dynamo):
+    """DynamoDB's answers, each asked once: the seeded tables never change, and hundreds of
+    examples then take seconds. Everything above the call (parsing, decoding, loaders,
+    resolvers, execution) runs as in a request."""
+
+    answers: dict[str, dict[str, Any]]
+
+    async def call(self, operation: str, **params: Any) -> dict[str, Any]:
+        key = json.dumps([operation, params], sort_keys=True)
+        if key not in self.answers:
+            self.answers[key] = await super().call(operation, **params)
+        return self.answers[key]
+
+
+@pytest.fixture(scope="module")
+async def dynamo(dynamodb: Any) -> Dynamo:
+    """The seeded tables, once for the module."""
+    tables = unique_table_names()
+    await create_tables(dynamodb, tables)
+    app_settings = Settings(tables=tables)
+    dynamo = Remembering(dynamodb, tables, max_concurrency=64)
+    dynamo.answers = {}
+    await dynamo.put_many(
+        user_items("full-1", NOW, app_settings) + sparse(user_items("sparse-1", NOW, app_settings))
+    )
+    return dynamo
+
+
+async def both(query: str, variables: dict[str, Any], dynamo: Dynamo) -> tuple[Any, Any]:
+    """The answers of both paths, each a request of its own (a fresh context)."""
+    answers = []
+    for schema in (COMPILED, GRAPHQL_CORE):
+        context = build_context(dynamo=dynamo, principal=DASHBOARD_USER, clock=FixedClock(NOW))
+        result = await schema.execute(query, variable_values=variables, context_value=context)
+        answers.append(answer(result))
+    return answers[0], answers[1]
+
+
+def answer(result: ExecutionResult) -> tuple[str, list[dict[str, Any]]]:
+    """The answer as the wire carries it: data in key order, errors in full."""
+    errors: list[dict[str, Any]] = [dict(error.formatted) for error in result.errors or ()]
+    return json.dumps(result.data), sorted(errors, key=json.dumps)
+
+
+# --- the generated selections ------------------------------------------------------------
+
+ARGUMENTS = {"months": st.integers(0, 14), "limit": st.integers(0, 12)}
+
+
+@st.composite
+def selection_set(draw: st.DrawFn, object_type: GraphQLObjectType, state: dict[str, Any]) -> str:
+    """`{ ... }` over `object_type`: each chosen field possibly aliased, given arguments,
+    under a directive on a variable, inside an inline or a named fragment."""
+    names = sorted(object_type.fields)
+    chosen = draw(st.lists(st.sampled_from([*names, "__typename"]), min_size=1, max_size=6))
+    parts = []
+    for name in chosen:
+        text = name
+        field = object_type.fields.get(name)
+        arguments = [
+            f"{arg}: {draw(ARGUMENTS[arg])}"
+            for arg in (field.args if field else {})
+            if arg in ARGUMENTS and draw(st.booleans())
+        ]
+        if arguments:
+            text += f"({', '.join(arguments)})"
+        # An alias is unique, so fields with other arguments never conflict.
+        if arguments or draw(st.integers(0, 3)) == 0:
+            state["aliases"] += 1
+            text = f"a{state['aliases']}: {text}"
+        if draw(st.integers(0, 4)) == 0:
+            variable = f"v{len(state['variables'])}"
+            state["variables"][variable] = draw(st.booleans())
+            text += f" @{draw(st.sampled_from(['include', 'skip']))}(if: ${variable})"
+        inner = get_named_type(field.type) if field else None
+        if is_object_type(inner) and state["depth"] < 4:
+            state["depth"] += 1
+            text += " " + draw(selection_set(inner, state))
+            state["depth"] -= 1
+        elif is_object_type(inner):
+            text += " { __typename }"
+        wrap = draw(st.integers(0, 5))
+        if wrap == 0:
+            text = f"... on {object_type.name} {{ {text} }}"
+        elif wrap == 1:
+            fragment = f"F{len(state['fragments'])}"
+            state["fragments"].append(f"fragment {fragment} on {object_type.name} {{ {text} }}")
+            text = f"...{fragment}"
+        parts.append(text)
+    return "{ " + " ".join(parts) + " }"
+
+
+@st.composite
+def operations(draw: st.DrawFn, schema: GraphQLSchema) -> tuple[str, dict[str, Any]]:
+    user = schema.get_type("User")
+    assert isinstance(user, GraphQLObjectType)
+    state: dict[str, Any] = {"aliases": 0, "depth": 0, "variables": {}, "fragments": []}
+    selection = draw(selection_set(user, state))
+    root = f"users(ids: $ids) {selection}"
+    if draw(st.booleans()):
+        root += f' one: user(id: "{draw(st.sampled_from(USER_IDS))}") {selection}'
+    declared = "".join(f", ${name}: Boolean!" for name in state["variables"])
+    query = f"query Q($ids: [ID!]!{declared}) {{ {root} }} " + " ".join(state["fragments"])
+    return query, {"ids": USER_IDS, **state["variables"]}
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(operation=operations(COMPILED._schema))
+async def test_generated_selections_answer_the_same(
+    operation: tuple[str, dict[str, Any]], dynamo: Dynamo
+) -> None:
+    query, variables = operation
+    compiled, core = await both(query, variables, dynamo)
+    assert compiled == core
+
+
+async def test_the_full_user_is_compiled_and_answers_the_same(dynamo: Dynamo) -> None:
+    from schema.every_field import every_field
+
+    query = f"query($ids: [ID!]!) {{ users(ids: $ids) {every_field(COMPILED._schema, 'User')} }}"
+    before = CompletionCounts.compiled
+    compiled, core = await both(query, {"ids": USER_IDS}, dynamo)
+    assert compiled == core
+    assert '"recurringExpenses": [{"lastMine"' in compiled[0]
+    # The sparse user's rows are nulls in nullable fields, or failing resolvers.
+    assert CompletionCounts.compiled - before > 100
+
+
+# --- every surprise falls back -----------------------------------------------------------
+
+
+@strawberry.type
+class Leaf:
+    name: str
+    count: int | None
+    tags: list[str]
+    day: date | None
+
+
+@strawberry.type
+class Holder:
+    leaf: Leaf | None
+    leaves: list[Leaf | None]
+    strict: list[Leaf]
+    amount: Decimal | None
+
+
+class Bare:
+    """An object missing attributes, a string where a number belongs, a null where a name
+    is required, a tuple for a list, a non-list for a list."""
+
+    def __init__(self, **values: Any) -> None:
+        self.__dict__.update(values)
+
+
+def holder(**overrides: Any) -> Any:
+    good = Leaf(name="a", count=1, tags=["x", "y"], day=date(2026, 12, 2))
+    values = {
+        "leaf": good,
+        "leaves": [good, None],
+        "strict": (good,),
+        "amount": Decimal("1.50"),
+        **overrides,
+    }
+    return Holder(**values)
+
+
+CASES = {
+    "plain": holder(),
+    "null in a non-null field": holder(leaf=Bare(name=None, count=1, tags=[], day=None)),
+    "missing attribute": holder(leaf=Bare(name="a", tags=[], day=None)),
+    "value that does not coerce": holder(leaf=Bare(name="a", count="many", tags=[], day=None)),
+    "null item of a non-null list": holder(strict=[None]),
+    "null item in a non-null list of leaves": holder(
+        leaf=Bare(name="a", count=None, tags=["x", None], day=None)
+    ),
+    "not a list": holder(leaves=7),
+    "exception as a value": holder(amount=ValueError("stored error")),
+}
+
+
+class Untouching(SchemaExtension, PassesPlainFields):
+    """Field middleware that declares plain fields untouched."""
+
+    def resolve(self, _next: Any, root: Any, info: Any, *args: Any, **kwargs: Any) -> Any:
+        return _next(root, info, *args, **kwargs)
+
+
+class Touching(SchemaExtension):
+    def resolve(self, _next: Any, root: Any, info: Any, *args: Any, **kwargs: Any) -> Any:
+        return _next(root, info, *args, **kwargs)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+async def test_each_surprise_answers_as_graphql_core(case: str) -> None:
+    value = CASES[case]
+
+    @strawberry.type
+    class Query:
+        @strawberry.field
+        def holder(self) -> Holder:
+            return value  # type: ignore[no-any-return]
+
+    query = (
+        "{ holder { __typename amount leaf { name count tags day } "
+        "leaves { n: name ...on Leaf { count } } strict { name tags } } }"
+    )
+    compiled, fell_back = CompletionCounts.compiled, CompletionCounts.fell_back
+    results = []
+    for executor in (CompiledExecutionContext, None):
+        schema = strawberry.Schema(query=Query, execution_context_class=executor)
+        results.append(answer(await schema.execute(query)))
+    assert results[0] == results[1]
+    if case == "plain":
+        # Holder, its leaf, two of its list items: one loop each, nothing fell back.
+        assert (CompletionCounts.compiled - compiled, CompletionCounts.fell_back) == (1, fell_back)
+    else:
+        assert results[0][1], "the case is an error"
+        assert CompletionCounts.fell_back > fell_back
+
+
+@pytest.mark.parametrize(("extension", "compiles"), [(Untouching, True), (Touching, False)])
+async def test_field_middleware_keeps_the_compiled_path_only_if_it_passes_plain_fields(
+    extension: type[SchemaExtension], compiles: bool
+) -> None:
+    @strawberry.type
+    class Query:
+        @strawberry.field
+        def holder(self) -> Holder:
+            return holder()  # type: ignore[no-any-return]
+
+    schema = strawberry.Schema(
+        query=Query, extensions=[extension], execution_context_class=CompiledExecutionContext
+    )
+    before = CompletionCounts.compiled
+    result = await schema.execute("{ holder { amount leaf { name } } }")
+    assert result.data == {"holder": {"amount": "1.50", "leaf": {"name": "a"}}}
+    assert (CompletionCounts.compiled > before) is compiles
+
+
+@strawberry.federation.type(keys=["name"])
+class Entity:
+    name: str
+    leaf: Leaf | None
+
+    @classmethod
+    def resolve_reference(cls, name: str) -> Entity:
+        return cls(name=name, leaf=holder().leaf)
+
+
+@strawberry.type
+class FederatedQuery:
+    @strawberry.field
+    def entity(self) -> Entity:
+        return Entity.resolve_reference("e")
+
+
+async def test_a_federation_schema_takes_the_same_executor() -> None:
+    query = (
+        '{ entity { name leaf { tags } } _entities(representations: [{__typename: "Entity", '
+        'name: "f"}]) { ... on Entity { name leaf { name day } } } _service { sdl } }'
+    )
+    answers = []
+    before = CompletionCounts.compiled
+    for executor in (CompiledExecutionContext, None):
+        schema = strawberry.federation.Schema(
+            query=FederatedQuery, execution_context_class=executor
+        )
+        answers.append(answer(await schema.execute(query)))
+    assert answers[0] == answers[1]
+    assert answers[0][1] == []
+    assert CompletionCounts.compiled - before >= 2  # entity (its leaf inside), _service
