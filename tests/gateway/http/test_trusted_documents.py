@@ -56,7 +56,7 @@ def auth(clock: FixedClock, kind: str = "end user") -> dict[str, str]:
 
 
 # Every way a request may name the listed operation: (method, request fields).
-NAMINGS = {
+NAMINGS: dict[str, dict[str, Any]] = {
     "text": {"query": LISTED},
     "sha256Hash alone": {"extensions": apq(LISTED)},
     "text and sha256Hash": {"query": LISTED, "extensions": apq(LISTED)},
