@@ -60,6 +60,13 @@ class RedisServer:
         self._process.wait(timeout=10)
         self._process = None
 
+    def flush(self) -> None:
+        """Forget every budget (FLUSHALL), so that each test starts from full ones."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=2) as sock:
+            sock.sendall(b"FLUSHALL\r\n")
+            if not sock.recv(16).startswith(b"+OK"):
+                raise RuntimeError("redis-server refused FLUSHALL")
+
     def _answers(self) -> bool:
         try:
             with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as sock:
