@@ -5,6 +5,7 @@ again on the same port, as a Redis that goes away and comes back."""
 from __future__ import annotations
 
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -56,9 +57,19 @@ class RedisServer:
         """Kill it (SIGKILL: a crash, not a shutdown), and wait until the port is closed."""
         if self._process is None:
             return
+        self._process.send_signal(signal.SIGCONT)  # a paused one must be able to die
         self._process.kill()
         self._process.wait(timeout=10)
         self._process = None
+
+    def pause(self) -> None:
+        """Freeze it (SIGSTOP): connections are still accepted, nothing is answered."""
+        assert self._process is not None
+        self._process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self._process is not None
+        self._process.send_signal(signal.SIGCONT)
 
     def flush(self) -> None:
         """Forget every budget (FLUSHALL), so that each test starts from full ones."""

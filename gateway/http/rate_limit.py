@@ -118,9 +118,8 @@ class StorageAlarm:
         now = self.clock()
         if self._warned_at is None or now - self._warned_at >= self.interval:
             logger.warning(
-                "rate-limit storage failed %d time(s) since the last warning (%s: %s); %s",
+                "rate-limit storage failed %d time(s) since the last warning (%r); %s",
                 self._unreported,
-                type(error).__name__,
                 error,
                 "answering without budgets" if fail_open else "refusing requests with 503",
             )

@@ -198,3 +198,25 @@ async def test_redis_down_fails_closed_when_told_to(
         ]
     }
     assert again.status_code == 200
+
+
+async def test_a_hung_redis_costs_a_request_its_timeout_not_its_answer(
+    settings: Settings, dynamo: Dynamo, clock: FixedClock, redis: RedisServer
+) -> None:
+    async with gateway_client(
+        settings, dynamo, clock, rate_limit_storage_uri=redis.uri, rate_limit_user="5/minute"
+    ) as client:
+        await client.post("/graphql", json={"query": ONE}, headers=bearer(clock))
+        redis.pause()
+        try:
+            hung = await client.post("/graphql", json={"query": ONE}, headers=bearer(clock))
+            metrics = (await client.get("/metrics")).text
+        finally:
+            redis.resume()
+        after = await client.post("/graphql", json={"query": ONE}, headers=bearer(clock))
+    assert hung.status_code == 200
+    assert "RateLimit" not in hung.headers
+    assert storage_errors(metrics) == 1
+    # Budgets apply again. The hung charge counts too: it was sent before the gateway
+    # stopped waiting, and Redis applied it when it woke up.
+    assert remaining(after.headers) == 2

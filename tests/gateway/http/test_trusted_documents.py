@@ -116,8 +116,9 @@ async def test_a_relay_manifest(
         {"query": UNLISTED, "extensions": apq(UNLISTED)},
         {"extensions": apq(UNLISTED)},
         {"documentId": f"sha256:{sha(UNLISTED)}"},
+        {"query": "{ viewer { id "},  # never parsed: no syntax error, the same refusal
     ],
-    ids=["text", "text and hash", "hash alone", "documentId"],
+    ids=["text", "text and hash", "hash alone", "documentId", "unparsable"],
 )
 async def test_enforce_refuses_the_rest_before_reading(
     settings: Settings,
