@@ -123,7 +123,8 @@ class OperationGate:
         if operation.document_id is not None:
             # A documentId names a listed document or nothing: there is no text to fall back on.
             self._refuse_if_enforced(principal)
-            raise PersistedQueryNotFound(f"No trusted document has the id {operation.document_id}")
+            shown = operation.document_id[:100]
+            raise PersistedQueryNotFound(f"No trusted document has the id {shown!r}")
         self._refuse_if_enforced(principal)
         query = self.persisted_queries.resolve(
             operation.query, operation.extensions, register=self.mode is not TrustMode.ENFORCE
