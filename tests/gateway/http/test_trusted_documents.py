@@ -281,3 +281,26 @@ def test_a_mode_without_a_manifest_is_a_settings_error() -> None:
         Settings.from_environ({"INSIGHT_TRUSTED_DOCUMENTS": "enforce"})
     with pytest.raises(SettingsError, match="off, audit or enforce"):
         Settings.from_environ({"INSIGHT_TRUSTED_DOCUMENTS": "strict"})
+
+
+@pytest.mark.parametrize("mode", ["off", "audit", "no manifest"])
+async def test_an_unknown_document_id_is_not_found_outside_enforce(
+    settings: Settings,
+    dynamo: Dynamo,
+    clock: FixedClock,
+    tmp_path: Path,
+    dynamodb_calls: CallCounter,
+    mode: str,
+) -> None:
+    overrides: dict[str, Any] = {}
+    if mode != "no manifest":
+        manifest = apollo_manifest(tmp_path / "manifest.json", LISTED)
+        overrides = {"trusted_documents": mode, "trusted_documents_file": manifest}
+    async with gateway_client(settings, dynamo, clock, **overrides) as client:
+        answer = await client.post(
+            "/graphql", json={"documentId": "sha256:" + "0" * 64}, headers=auth(clock)
+        )
+    error = answer.json()["errors"][0]
+    assert error["extensions"] == {"code": "PERSISTED_QUERY_NOT_FOUND"}
+    assert error["message"] == f"No trusted document has the id 'sha256:{'0' * 64}'"
+    assert dynamodb_calls.total == 0
