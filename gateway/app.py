@@ -9,9 +9,12 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route
 
+from gateway.http.budget_charge import BudgetCharge
 from gateway.http.cors import cors_middleware
 from gateway.http.graphiql import GraphiQLDefaults, graphiql_static_mount
 from gateway.http.graphql_view import GatewayGraphQL
+from gateway.http.operation_gate import OperationGate
+from gateway.http.rate_limit import Budgets
 from gateway.observability.dynamodb_failures import FailureLog
 from gateway.observability.health import healthz, readyz
 from gateway.observability.logs import AccessLog
@@ -22,6 +25,7 @@ from gateway.settings import Settings
 from loaders.lock import LockClient
 from schema.clock import Clock, SystemClock
 from schema.cost_policy import GATEWAY_COST_POLICY
+from schema.document_memo import DocumentMemo
 from schema.extensions import request_extensions
 from schema.root import build_schema
 
@@ -60,16 +64,26 @@ def create_app(
                 del app.state.dynamo
         await tracing.shutdown()
 
+    # Per-client protection (issue 12): budgets charged after the limits, before execution;
+    # the trusted documents, validated against the schema served, before parsing.
+    budgets = Budgets.from_settings(settings, metrics.rate_limit_storage_errors.inc)
+    charge_memo: DocumentMemo[int] = DocumentMemo()
     schema = build_schema(
         [
             metrics.schema_extension,
             *request_extensions(settings.query_limits, GATEWAY_COST_POLICY),
+            lambda: BudgetCharge(budgets, GATEWAY_COST_POLICY, charge_memo),
             *tracing.schema_extensions,
         ],
         federation=settings.federation,
         compiled_execution=settings.compiled_execution,
     )
-    graphql = GatewayGraphQL(schema, settings=settings, clock=clock, graphiql=graphiql)
+    gate = OperationGate.from_settings(
+        settings, schema._schema, lambda outcome: metrics.untrusted_operations.labels(outcome).inc()
+    )
+    if gate.trusted is not None:
+        metrics.operation_label = gate.trusted.label_of
+    graphql = GatewayGraphQL(schema, settings=settings, clock=clock, graphiql=graphiql, gate=gate)
     app = Starlette(
         routes=[
             # Every method reaches the view, which answers the wrong ones with a GraphQL 405.

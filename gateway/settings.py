@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -62,6 +63,16 @@ class Settings:
     shutdown_grace_seconds: float = 20.0
     # Serve as an Apollo Federation 2 subgraph (schema/federation.py); off: the plain schema.
     federation: bool = False
+    # Per-client protection (issue 12): trusted documents, and per-principal budgets of cost
+    # points (`N/second|minute|hour`, the README has the reasoning of the defaults).
+    trusted_documents: str = "off"
+    trusted_documents_file: str | None = None
+    trusted_documents_bypass_roles: frozenset[str] = frozenset({"dashboard"})
+    rate_limit_storage_uri: str = "memory://"
+    rate_limit_user: str = "3000/minute"
+    rate_limit_dashboard: str = "60000/minute"
+    rate_limit_writer: str = "60000/minute"
+    rate_limit_fail_open: bool = True
 
     @property
     def query_limits(self) -> QueryLimits:
@@ -77,7 +88,7 @@ class Settings:
     def from_environ(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Read every setting from `environ` (default: the process environment)."""
         env = _Env(os.environ if environ is None else environ)
-        return cls(
+        settings = cls(
             dynamodb_endpoint_url=env.string("INSIGHT_DYNAMODB_ENDPOINT_URL"),
             region=env.string("AWS_REGION") or "us-east-1",
             tables=TableNames(
@@ -142,6 +153,44 @@ class Settings:
             ),
             federation=env.boolean("INSIGHT_FEDERATION", False),
         )
+        return _with_protection(settings, env)
+
+
+_BUDGET = re.compile(r"\s*([1-9][0-9]{0,8})\s*/\s*(second|minute|hour)\s*")
+TRUSTED_DOCUMENTS_MODES = ("off", "audit", "enforce")
+
+
+def _with_protection(settings: Settings, env: _Env) -> Settings:
+    """The trusted-documents and rate-limit settings (issue 12), checked together."""
+    mode = env.string("INSIGHT_TRUSTED_DOCUMENTS") or "off"
+    if mode not in TRUSTED_DOCUMENTS_MODES:
+        raise SettingsError(
+            f"INSIGHT_TRUSTED_DOCUMENTS must be off, audit or enforce, not {mode!r}"
+        )
+    manifest = env.string("INSIGHT_TRUSTED_DOCUMENTS_FILE")
+    if mode != "off" and manifest is None:
+        raise SettingsError(
+            f"INSIGHT_TRUSTED_DOCUMENTS={mode} needs INSIGHT_TRUSTED_DOCUMENTS_FILE (the manifest)"
+        )
+    roles = env.string("INSIGHT_TRUSTED_DOCUMENTS_BYPASS_ROLES") or "dashboard"
+    uri = env.string("INSIGHT_RATE_LIMIT_STORAGE_URI") or "memory://"
+    if uri != "memory://" and not uri.startswith(("redis://", "rediss://")):
+        raise SettingsError(
+            f"INSIGHT_RATE_LIMIT_STORAGE_URI must be memory:// or redis://host:port/db, not {uri!r}"
+        )
+    return dataclasses.replace(
+        settings,
+        trusted_documents=mode,
+        trusted_documents_file=manifest,
+        trusted_documents_bypass_roles=frozenset(
+            role.strip() for role in roles.split(",") if role.strip() and roles != "none"
+        ),
+        rate_limit_storage_uri=uri,
+        rate_limit_user=env.budget("INSIGHT_RATE_LIMIT_USER", "3000/minute"),
+        rate_limit_dashboard=env.budget("INSIGHT_RATE_LIMIT_DASHBOARD", "60000/minute"),
+        rate_limit_writer=env.budget("INSIGHT_RATE_LIMIT_WRITER", "60000/minute"),
+        rate_limit_fail_open=env.boolean("INSIGHT_RATE_LIMIT_FAIL_OPEN", True),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +252,14 @@ class _Env:
         if maximum is not None and value > maximum:
             raise SettingsError(f"{name} must be at most {maximum}, not {value}")
         return value
+
+    def budget(self, name: str, default: str) -> str:
+        """A budget of cost points per window: `N/second`, `N/minute` or `N/hour`."""
+        raw = self.string(name) or default
+        match = _BUDGET.fullmatch(raw)
+        if match is None:
+            raise SettingsError(f"{name} must be N/second, N/minute or N/hour, not {raw!r}")
+        return f"{match.group(1)}/{match.group(2)}"
 
     def boolean(self, name: str, default: bool) -> bool:
         raw = self.string(name)

@@ -71,3 +71,47 @@ class BadRequest(GatewayError):
 
     code = "BAD_REQUEST"
     default_message = "Bad request"
+
+
+class PersistedQueryNotInList(GatewayError):
+    """Trusted documents are enforced and the operation is not one of them (refused unread)."""
+
+    code = "PERSISTED_QUERY_NOT_IN_LIST"
+    default_message = "This operation is not in the gateway's list of trusted documents"
+
+
+class RateLimited(GatewayError):
+    """The principal's budget of cost points is spent (HTTP 429, with Retry-After)."""
+
+    code = "RATE_LIMITED"
+    default_message = "Rate limit exceeded"
+
+    def __init__(
+        self, *, policy: str, limit: int, window_seconds: int, cost: int, retry_after: int
+    ):
+        if cost > limit:
+            message = (
+                f"This operation costs {cost} points, more than the whole {policy} budget of "
+                f"{limit} per {window_seconds} s: it is never served to this principal"
+            )
+        else:
+            message = (
+                f"The {policy} budget of {limit} cost points per {window_seconds} s is spent "
+                f"(this operation costs {cost}); retry in {retry_after} s"
+            )
+        super().__init__(
+            message,
+            extensions={
+                "retryAfter": retry_after,
+                "limit": {"policy": policy, "points": limit, "windowSeconds": window_seconds},
+                "cost": cost,
+            },
+        )
+        self.retry_after = retry_after
+
+
+class RateLimitUnavailable(GatewayError):
+    """The budgets' storage is unreachable and the gateway is set to fail closed (HTTP 503)."""
+
+    code = "RATE_LIMIT_UNAVAILABLE"
+    default_message = "The rate limiter is unavailable; try again"

@@ -16,8 +16,10 @@ from gateway.app import create_app
 from gateway.auth.token_command import add_token_command, demo_token, generated_secret
 from gateway.cli.admin import AdminError, create_local_tables, seed_local_demo
 from gateway.cli.demo import ADA, seed_demo
+from gateway.cli.documents import add_documents_command
 from gateway.cli.examples import demo_user_query
 from gateway.http.graphiql import GraphiQLDefaults
+from gateway.http.trusted_documents import ManifestError
 from gateway.observability.logs import log_config
 from gateway.resources import open_dynamo
 from gateway.settings import Settings, SettingsError
@@ -91,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     _endpoint_argument(seed)
     seed.set_defaults(run=run_seed_demo)
     add_token_command(commands)
+    add_documents_command(commands)
     return parser
 
 
@@ -198,7 +201,11 @@ def run_serve(args: argparse.Namespace, settings: Settings) -> int:
         print(f"Bearer token (dashboard, writer; 12 h), pre-filled in GraphiQL:\n{token}")
         graphiql = embedded_graphiql(token=token)
     try:
-        app = create_app(settings, graphiql=graphiql)
+        try:
+            app = create_app(settings, graphiql=graphiql)
+        except ManifestError as error:
+            print(f"insight-gateway: INSIGHT_TRUSTED_DOCUMENTS_FILE: {error}", file=sys.stderr)
+            return 2
         print(f"GraphiQL: http://{args.host}:{args.port}/graphql", flush=True)
         # On SIGTERM uvicorn stops accepting, lets in-flight requests finish (up to the
         # grace period), then runs the lifespan's exit, which closes the DynamoDB client.

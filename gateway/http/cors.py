@@ -29,7 +29,8 @@ def cors_middleware(settings: Settings) -> list[Middleware]:
                 "traceparent",
                 "tracestate",
             ],
-            expose_headers=["X-Request-ID"],
+            # A browser frontend may read its budget and when to retry (issue 12).
+            expose_headers=["X-Request-ID", "RateLimit", "RateLimit-Policy", "Retry-After"],
             # The bearer token travels in a header, never in a cookie.
             allow_credentials=False,
             max_age=600,

@@ -23,6 +23,8 @@ class Operation:
     variables: dict[str, Any] | None
     operation_name: str | None
     extensions: dict[str, Any] | None
+    #: A trusted document's id (GraphQL over HTTP's persisted documents draft), in place of query.
+    document_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +99,7 @@ def operation_of(data: Any, where: str = "The request") -> Operation:
     variables = data.get("variables")
     operation_name = data.get("operationName")
     extensions = data.get("extensions")
+    document_id = data.get("documentId")
     if not isinstance(query, str | None):
         raise bad_request(f"{where}: 'query' must be a string")
     if not isinstance(variables, dict | None):
@@ -105,7 +108,11 @@ def operation_of(data: Any, where: str = "The request") -> Operation:
         raise bad_request(f"{where}: 'operationName' must be a string")
     if not isinstance(extensions, dict | None):
         raise bad_request(f"{where}: 'extensions' must be an object")
-    return Operation(query, variables, operation_name, extensions)
+    if not isinstance(document_id, str | None):
+        raise bad_request(f"{where}: 'documentId' must be a string")
+    if document_id is not None and query is not None:
+        raise bad_request(f"{where}: send a 'documentId' or a 'query', not both")
+    return Operation(query, variables, operation_name, extensions, document_id)
 
 
 def read_get(request: Request) -> GraphQLRequest:
@@ -113,6 +120,7 @@ def read_get(request: Request) -> GraphQLRequest:
     data: dict[str, Any] = {
         "query": params.get("query"),
         "operationName": params.get("operationName"),
+        "documentId": params.get("documentId"),
     }
     for name in ("variables", "extensions"):
         raw = params.get(name)

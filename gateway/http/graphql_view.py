@@ -3,8 +3,11 @@
 The order of the checks is the order of their cost, so that a refused request costs as
 little as possible and never reaches DynamoDB:
 method (405) → Accept (406) → content type (415, the CSRF rule) → bearer token (401)
-→ body size (413) → JSON shape and batching (400) → persisted query → limits, parse and
-validation (the schema's extensions; 400 or 200 by media type) → execution.
+→ body size (413) → JSON shape and batching (400) → trusted documents and persisted query
+(refused before parsing) → limits, parse and validation (the schema's extensions; 400 or 200
+by media type) → the principal's budget (429) → execution.
+
+Every answer carries `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`.
 """
 
 from __future__ import annotations
@@ -38,11 +41,20 @@ from gateway.http.graphql_request import (
 )
 from gateway.http.http_problem import HttpProblem
 from gateway.http.media_types import GRAPHQL_RESPONSE_JSON, JSON, negotiate, prefers_html
+from gateway.http.operation_gate import OperationGate, TrustMode
 from gateway.http.persisted_queries import PersistedQueries
+from gateway.http.rate_limit import start_charges
+from gateway.http.response_headers import protect, rate_limit_headers
 from gateway.observability.logs import bind_request_id
 from gateway.settings import Settings
 from loaders.deadline import start_deadline
-from loaders.errors import BadRequest, GatewayError, Unauthenticated
+from loaders.errors import (
+    BadRequest,
+    GatewayError,
+    RateLimited,
+    RateLimitUnavailable,
+    Unauthenticated,
+)
 from schema.clock import Clock
 from schema.context import Context, build_context
 from schema.errors import INTERNAL_MESSAGE
@@ -72,6 +84,7 @@ class GatewayGraphQL(GraphQL[Context, None]):
         clock: Clock,
         verifier: TokenVerifier | None = None,
         graphiql: GraphiQLDefaults | None = None,
+        gate: OperationGate | None = None,
     ) -> None:
         super().__init__(
             schema,
@@ -81,7 +94,12 @@ class GatewayGraphQL(GraphQL[Context, None]):
         self.settings = settings
         self.clock = clock
         self.verifier = verifier or TokenVerifier.from_settings(settings, clock)
-        self.persisted_queries = PersistedQueries(settings.persisted_query_cache_size)
+        self.gate = gate or OperationGate(
+            mode=TrustMode.OFF,
+            trusted=None,
+            bypass_roles=settings.trusted_documents_bypass_roles,
+            persisted_queries=PersistedQueries(settings.persisted_query_cache_size),
+        )
         # Rendered once: choosing local or CDN assets hashes the asset files.
         self.graphiql_html = (graphiql or GraphiQLDefaults()).render()
 
@@ -104,6 +122,7 @@ class GatewayGraphQL(GraphQL[Context, None]):
             internal = GatewayError(INTERNAL_MESSAGE, extensions={"requestId": request_id})
             response = error_response(500, [internal], media_type)
         response.headers["X-Request-ID"] = request_id
+        protect(response)
         await response(scope, receive, send)
 
     async def render_graphql_ide(self, request: Request) -> Response:
@@ -131,6 +150,7 @@ class GatewayGraphQL(GraphQL[Context, None]):
         request.state.request_id = request_id
         graphql_request = await self.read(request)
         context = await self.get_context(request, None)
+        charges = start_charges()
         allowed = (
             frozenset({OperationType.QUERY})
             if request.method == "GET"
@@ -142,10 +162,15 @@ class GatewayGraphQL(GraphQL[Context, None]):
         ]
         if graphql_request.batched:
             payloads = [payload_of(result, request_id) for result in results]
-            return json_response(200, payloads, media_type)
-        result = results[0]
-        status = 400 if media_type == GRAPHQL_RESPONSE_JSON and is_request_error(result) else 200
-        return json_response(status, payload_of(result, request_id), media_type)
+            response = json_response(200, payloads, media_type)
+        else:
+            result = results[0]
+            request_error = is_request_error(result)
+            status = 400 if media_type == GRAPHQL_RESPONSE_JSON and request_error else 200
+            response = json_response(status, payload_of(result, request_id), media_type)
+        refuse_over_budget(response, results)
+        response.headers.update(rate_limit_headers(charges))
+        return response
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
         """The request's Context, for the principal `authenticate` put on `request.state`."""
@@ -185,7 +210,7 @@ class GatewayGraphQL(GraphQL[Context, None]):
         method: str,
     ) -> ExecutionResult | GatewayError:
         try:
-            query = self.persisted_queries.resolve(operation.query, operation.extensions)
+            query = self.gate.query_of(operation, context.principal)
         except GatewayError as error:
             return error
         if query is None or not query.strip():
@@ -212,6 +237,27 @@ class GatewayGraphQL(GraphQL[Context, None]):
         except MissingQueryError as error:
             raise HttpProblem(400, BadRequest("The request has no GraphQL query")) from error
         return result
+
+
+def refuse_over_budget(response: Response, results: list[ExecutionResult | GatewayError]) -> None:
+    """`Retry-After` when the budget refused an operation; the status 429 when it refused
+    every operation of the request (a batch partly served stays 200), 503 when the budgets'
+    storage is down and the gateway fails closed."""
+    refusals = [_budget_refusal(result) for result in results]
+    limited = [refusal for refusal in refusals if isinstance(refusal, RateLimited)]
+    if limited:
+        response.headers["Retry-After"] = str(max(refusal.retry_after for refusal in limited))
+    if refusals and all(refusals):
+        response.status_code = 429 if limited else 503
+
+
+def _budget_refusal(result: ExecutionResult | GatewayError) -> GatewayError | None:
+    if isinstance(result, GatewayError) or result.data is not None:
+        return None
+    for error in result.errors or ():
+        if isinstance(error.original_error, RateLimited | RateLimitUnavailable):
+            return error.original_error
+    return None
 
 
 def request_id_of(request: HTTPConnection) -> str:

@@ -45,15 +45,16 @@ class PersistedQueries:
     def __contains__(self, sha256_hash: object) -> bool:
         return sha256_hash in self._queries
 
-    def resolve(self, query: str | None, extensions: Any) -> str | None:
+    def resolve(self, query: str | None, extensions: Any, *, register: bool = True) -> str | None:
         """The query text of a request: as sent, or from its persisted-query hash.
 
-        Returns `query` unchanged when the request does not use the protocol.
+        Returns `query` unchanged when the request does not use the protocol. With
+        `register=False` (trusted documents enforced) a text sent with its hash is served
+        but never registered, so that the cache only ever holds what it was allowed to.
         """
-        persisted = extensions.get("persistedQuery") if isinstance(extensions, dict) else None
-        if persisted is None:
+        sha256_hash = persisted_query_hash(extensions)
+        if sha256_hash is None:
             return query
-        sha256_hash = _checked_hash(persisted)
         if self.max_entries == 0:
             raise PersistedQueryNotSupported()
         if query is None:
@@ -66,7 +67,8 @@ class PersistedQueries:
             raise BadRequest("query must be a string")
         if hashlib.sha256(query.encode("utf-8")).hexdigest() != sha256_hash:
             raise BadRequest("extensions.persistedQuery.sha256Hash does not match the query")
-        self._register(sha256_hash, query)
+        if register:
+            self._register(sha256_hash, query)
         return query
 
     def _register(self, sha256_hash: str, query: str) -> None:
@@ -80,6 +82,13 @@ class PersistedQueries:
         while len(self._queries) > self.max_entries or self._total_chars > self.max_total_chars:
             _, evicted = self._queries.popitem(last=False)
             self._total_chars -= len(evicted)
+
+
+def persisted_query_hash(extensions: Any) -> str | None:
+    """The request's `extensions.persistedQuery.sha256Hash` (lower case), None without one;
+    a malformed one is refused (BadRequest)."""
+    persisted = extensions.get("persistedQuery") if isinstance(extensions, dict) else None
+    return None if persisted is None else _checked_hash(persisted)
 
 
 def _checked_hash(persisted: Any) -> str:

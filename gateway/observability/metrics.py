@@ -7,7 +7,7 @@ apps in one process (the tests) count apart."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram
 from prometheus_client.exposition import generate_latest
@@ -16,6 +16,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from strawberry.extensions import SchemaExtension
 
+from gateway.http.trusted_documents import UNLISTED
 from loaders.call_log import CallLog
 from loaders.dynamodb import ConditionFailed, FinishedCall
 from loaders.errors import DynamoDBUnavailable
@@ -36,11 +37,14 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         r = self.registry
+        #: An operation's `operation_name` label: its name in the trusted documents (a
+        #: bounded set), every other text the one UNLISTED label (see create_app).
+        self.operation_label: Callable[[str | None], str] = lambda text: UNLISTED
         self.operations = Counter(
             "gateway_graphql_operations",
-            "GraphQL operations executed, by type (query, mutation) and outcome "
-            "(ok; partial: data with field errors; error: no data)",
-            ["operation", "outcome"],
+            "GraphQL operations executed, by type (query, mutation), outcome "
+            "(ok; partial: data with field errors; error: no data) and trusted operation name",
+            ["operation", "outcome", "operation_name"],
             registry=r,
         )
         self.operation_errors = Counter(
@@ -52,7 +56,7 @@ class Metrics:
         self.operation_seconds = Histogram(
             "gateway_graphql_operation_seconds",
             "Time to execute one GraphQL operation",
-            ["operation"],
+            ["operation", "operation_name"],
             buckets=LATENCY_BUCKETS,
             registry=r,
         )
@@ -98,6 +102,18 @@ class Metrics:
             "gateway_dynamodb_batch_get_keys",
             "Keys sent in one BatchGetItem",
             buckets=BATCH_BUCKETS,
+            registry=r,
+        )
+
+        self.untrusted_operations = Counter(
+            "gateway_untrusted_operations",
+            "Operations not in the trusted documents: served (audit) or refused (enforce)",
+            ["outcome"],
+            registry=r,
+        )
+        self.rate_limit_storage_errors = Counter(
+            "gateway_rate_limit_storage_errors",
+            "Calls to the budgets' storage (Redis) that failed or timed out",
             registry=r,
         )
 
@@ -193,8 +209,9 @@ class OperationMetrics(SchemaExtension):
             outcome = "partial"
         else:
             outcome = "error"
-        self.metrics.operations.labels(operation, outcome).inc()
-        self.metrics.operation_seconds.labels(operation).observe(seconds)
+        name = self.metrics.operation_label(context.query)
+        self.metrics.operations.labels(operation, outcome, name).inc()
+        self.metrics.operation_seconds.labels(operation, name).observe(seconds)
         calls = getattr(context.context, "calls", None)
         if isinstance(calls, CallLog):
             self.metrics.operation_dynamodb_calls.labels(operation).observe(calls.calls)

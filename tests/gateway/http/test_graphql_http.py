@@ -212,7 +212,8 @@ async def test_cors_allows_only_the_configured_origins(
     assert refused.status_code == 400
     assert "access-control-allow-origin" not in refused.headers
     assert simple.headers["access-control-allow-origin"] == "https://app.example.com"
-    assert simple.headers["access-control-expose-headers"] == "X-Request-ID"
+    exposed = simple.headers["access-control-expose-headers"].split(", ")
+    assert exposed == ["X-Request-ID", "RateLimit", "RateLimit-Policy", "Retry-After"]
 
     async with gateway_client(settings, dynamo, clock) as client:
         no_cors = await client.options(
