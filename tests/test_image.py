@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 
@@ -30,6 +31,7 @@ from tests.conftest import open_test_client, unique_table_names
 from tests.container import (
     IMAGE,
     PODMAN,
+    ROOT,
     Container,
     build_image,
     local_credentials,
@@ -250,3 +252,18 @@ def test_the_runtime_has_no_pip_no_compiler_and_no_node() -> None:
 
     assert found == {"modules": [], "programs": []}
     assert podman("run", "--rm", "--entrypoint", "id", IMAGE, "-u").strip() == str(GATEWAY_UID)
+
+
+def test_the_hosts_ca_bundle_mounted_for_the_build_is_in_no_layer() -> None:
+    """image/build mounts the host's bundle over the bases' own for the RUN steps: the image
+    keeps the runtime base's bundle, byte for byte, and no mount point of it."""
+    runtime_base = subprocess.run(
+        [str(ROOT / "image" / "base"), "runtime"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    digest = ["sha256sum", "/etc/ssl/certs/ca-certificates.crt"]
+
+    in_image = podman("run", "--rm", "--entrypoint", digest[0], IMAGE, *digest[1:])
+    in_base = podman("run", "--rm", "--entrypoint", digest[0], runtime_base, *digest[1:])
+
+    assert in_image == in_base
+    assert podman("run", "--rm", "--entrypoint", "ls", IMAGE, "/run").split() == ["lock"]
