@@ -55,6 +55,15 @@ def build_image(timeout: float = 1800) -> None:
         raise AssertionError(f"image/build exited {completed.returncode}:\n{tail}")
 
 
+def run_once(image: str, entrypoint: str, *arguments: str) -> str:
+    """One command in a fresh container of `image`, with no network (no bridge, which needs
+    iptables) and no health check timer (no systemd); its standard output."""
+    return podman(
+        "run", "--rm", "--network", "none", "--health-interval", "disable",
+        "--entrypoint", entrypoint, image, *arguments,
+    )  # fmt: skip
+
+
 @dataclass(frozen=True, slots=True)
 class Container:
     name: str

@@ -38,6 +38,7 @@ from tests.container import (
     missing_tools,
     podman,
     run_container,
+    run_once,
 )
 from tests.dynalite_server import DynaliteServer
 from tests.faults import Delay, FaultProxy, fault_proxy
@@ -248,10 +249,10 @@ def test_the_runtime_has_no_pip_no_compiler_and_no_node() -> None:
         "'programs': [p for p in ('pip', 'pip3', 'gcc', 'cc', 'c++', 'make', 'node', 'npm')"
         " if shutil.which(p)]}))"
     )
-    found = json.loads(podman("run", "--rm", "--entrypoint", "python", IMAGE, "-c", probe))
+    found = json.loads(run_once(IMAGE, "python", "-c", probe))
 
     assert found == {"modules": [], "programs": []}
-    assert podman("run", "--rm", "--entrypoint", "id", IMAGE, "-u").strip() == str(GATEWAY_UID)
+    assert run_once(IMAGE, "id", "-u").strip() == str(GATEWAY_UID)
 
 
 def test_the_hosts_ca_bundle_mounted_for_the_build_is_in_no_layer() -> None:
@@ -260,10 +261,10 @@ def test_the_hosts_ca_bundle_mounted_for_the_build_is_in_no_layer() -> None:
     runtime_base = subprocess.run(
         [str(ROOT / "image" / "base"), "runtime"], capture_output=True, text=True, check=True
     ).stdout.strip()
-    digest = ["sha256sum", "/etc/ssl/certs/ca-certificates.crt"]
+    bundle = "/etc/ssl/certs/ca-certificates.crt"
 
-    in_image = podman("run", "--rm", "--entrypoint", digest[0], IMAGE, *digest[1:])
-    in_base = podman("run", "--rm", "--entrypoint", digest[0], runtime_base, *digest[1:])
+    in_image = run_once(IMAGE, "sha256sum", bundle)
+    in_base = run_once(runtime_base, "sha256sum", bundle)
 
     assert in_image == in_base
-    assert podman("run", "--rm", "--entrypoint", "ls", IMAGE, "/run").split() == ["lock"]
+    assert run_once(IMAGE, "ls", "/run").split() == ["lock"]
