@@ -1,10 +1,21 @@
 # The Insight gateway's image. Configuration comes only from the environment of the contract
 # (INSIGHT_*, AWS_REGION and the AWS credential chain); nothing here sets it.
 
-# npm only, to fetch GraphiQL's pinned browser assets in the build stage.
-FROM node:20.20-bookworm-slim AS node
+# The base images, production's by default. `make image` passes local Debian-built ones instead
+# (image/, the README's "The image").
+ARG PYTHON_IMAGE=python:3.11.7-slim-bookworm
+ARG NODE_IMAGE=node:20.20-bookworm-slim
+# The build stage's base: the runtime's, unless one is given that also carries node's libraries.
+ARG BUILD_IMAGE=${PYTHON_IMAGE}
 
-FROM python:3.11.7-slim-bookworm AS build
+# npm only, to fetch GraphiQL's pinned browser assets in the build stage.
+FROM ${NODE_IMAGE} AS node
+
+FROM ${BUILD_IMAGE} AS build
+# Only for a build behind an intercepting HTTPS proxy: the host's CA bundle, which `make image`
+# mounts for the RUN steps (never into a layer). Unset, pip and node use their own.
+ARG PIP_CERT
+ARG NODE_EXTRA_CA_CERTS
 COPY --from=node /usr/local/bin/node /usr/local/bin/node
 COPY --from=node /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/npm
 RUN ln -s /usr/local/lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm
@@ -15,15 +26,22 @@ COPY loaders ./loaders
 COPY schema ./schema
 # Fetched and checked against their pinned hashes, then shipped inside the wheel.
 RUN python -m gateway.http.graphiql_assets
-# With the otel extra, so that INSIGHT_OTEL_ENABLED=true works in the image as it is.
+# With the otel extra, so that INSIGHT_OTEL_ENABLED=true works in the image as it is. Then the
+# venv's own pip and setuptools go: the runtime installs nothing.
 RUN python -m venv /opt/venv \
     && /opt/venv/bin/pip install --no-cache-dir --upgrade pip \
     && /opt/venv/bin/pip wheel --no-cache-dir --no-deps --wheel-dir /wheels . \
     && wheel="$(ls /wheels/insight_gateway-*.whl)" \
-    && /opt/venv/bin/pip install --no-cache-dir "${wheel}[otel]"
+    && /opt/venv/bin/pip install --no-cache-dir "${wheel}[otel]" \
+    && /opt/venv/bin/python -m pip uninstall --yes --quiet pip setuptools
 
-FROM python:3.11.7-slim-bookworm AS runtime
-RUN groupadd --system --gid 10001 gateway \
+FROM ${PYTHON_IMAGE} AS runtime
+# No pip in the runtime: the official python image ships one (and setuptools, wheel); a Debian
+# base has none, and nothing is done.
+RUN if python -m pip --version >/dev/null 2>&1; then \
+        python -m pip uninstall --yes --quiet pip setuptools wheel; \
+    fi \
+    && groupadd --system --gid 10001 gateway \
     && useradd --system --uid 10001 --gid gateway --no-create-home --shell /usr/sbin/nologin gateway
 COPY --from=build /opt/venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH \

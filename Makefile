@@ -64,5 +64,12 @@ load: $(STAMP) $(DYNALITE)
 fuzz: $(STAMP) $(DYNALITE)
 	INSIGHT_FUZZ_EXAMPLES=5000 $(BIN)/pytest tests/schema/test_compiled_execution.py -q
 
+# The image (Dockerfile) built with podman on Debian bases that mmdebstrap makes from Debian's
+# mirror, as insight-gateway:local, saved to build/insight-gateway.tar (image/, README "The
+# image"). Cached: bases by recipe, layers by podman. The image tests run it (make test).
+.PHONY: image
+image:
+	image/build
+
 clean:
 	rm -rf $(VENV) build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache

@@ -6,6 +6,7 @@ No Docker engine runs here and Debian has no hadolint, so the tests read the Doc
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,18 +62,44 @@ class Stage:
         return env
 
 
-def read_stages(path: Path) -> list[Stage]:
+def global_arguments(path: Path) -> dict[str, str]:
+    """The ARGs before the first FROM with their defaults, as written (`${OTHER}` unexpanded)."""
+    arguments: dict[str, str] = {}
+    for instruction in _instructions(path.read_text()):
+        if instruction.keyword == "FROM":
+            break
+        if instruction.keyword != "ARG":
+            raise ValueError(f"{instruction.keyword} before the first FROM")
+        name, _, default = instruction.arguments.partition("=")
+        arguments[name] = default
+    return arguments
+
+
+def read_stages(path: Path, build_arguments: dict[str, str] | None = None) -> list[Stage]:
+    """The stages, each base image resolved from the global ARGs' defaults (and earlier ARGs
+    in them), as a build with `build_arguments` (`--build-arg`) would resolve it."""
+    values: dict[str, str] = {}
+    for argument, default in global_arguments(path).items():
+        values[argument] = (build_arguments or {}).get(argument, _expand(default, values))
     stages: list[Stage] = []
     for instruction in _instructions(path.read_text()):
         if instruction.keyword == "FROM":
             words = instruction.arguments.split()
             name = words[2] if len(words) == 3 and words[1].upper() == "AS" else None
-            stages.append(Stage(base=words[0], name=name))
-        elif not stages:
-            raise ValueError(f"{instruction.keyword} before the first FROM")
-        else:
+            stages.append(Stage(base=_expand(words[0], values), name=name))
+        elif stages:
             stages[-1].instructions.append(instruction)
     return stages
+
+
+def _expand(text: str, values: dict[str, str]) -> str:
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(2)
+        if name not in values:
+            raise ValueError(f"${name} is not a global ARG")
+        return values[name]
+
+    return re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)", value, text)
 
 
 def _instructions(text: str) -> list[Instruction]:

@@ -15,10 +15,16 @@ import httpx
 import pytest
 
 from gateway.cli.embedded import free_port
-from tests.dockerfile import Stage, read_stages
+from tests.dockerfile import Stage, global_arguments, read_stages
 
 ROOT = Path(__file__).resolve().parents[1]
 STAGES = read_stages(ROOT / "Dockerfile")
+#: The production bases; `make image` passes local Debian-built ones as build arguments.
+PRODUCTION_BASES = {
+    "PYTHON_IMAGE": "python:3.11.7-slim-bookworm",
+    "NODE_IMAGE": "node:20.20-bookworm-slim",
+    "BUILD_IMAGE": "${PYTHON_IMAGE}",
+}
 RUNTIME = STAGES[-1]
 # Variables the image may set: Python's and uvicorn's own, never the gateway's configuration.
 IMAGE_VARIABLES = {
@@ -47,6 +53,38 @@ def test_it_is_multi_stage_with_every_base_image_pinned() -> None:
         assert tag != "latest"
 
 
+def test_the_bases_are_build_arguments_whose_defaults_are_the_production_images() -> None:
+    assert global_arguments(ROOT / "Dockerfile") == PRODUCTION_BASES
+    assert [(stage.name, stage.base) for stage in STAGES] == [
+        ("node", "node:20.20-bookworm-slim"),
+        ("build", "python:3.11.7-slim-bookworm"),
+        ("runtime", "python:3.11.7-slim-bookworm"),
+    ]
+    # As `make image` builds it: the build stage on its own base, the runtime on another.
+    local = read_stages(
+        ROOT / "Dockerfile",
+        {"PYTHON_IMAGE": "localhost/runtime:1", "NODE_IMAGE": "localhost/build:1",
+         "BUILD_IMAGE": "localhost/build:1"},
+    )  # fmt: skip
+    assert [stage.base for stage in local] == [
+        "localhost/build:1",
+        "localhost/build:1",
+        "localhost/runtime:1",
+    ]
+
+
+def test_only_the_build_stage_may_be_given_the_hosts_ca_bundle() -> None:
+    # Passed by `make image` for a proxy that intercepts HTTPS; the bundle itself is mounted
+    # for the RUN steps, and no stage copies it.
+    assert [arg.arguments for arg in _stage("build").all("ARG")] == [
+        "PIP_CERT",
+        "NODE_EXTRA_CA_CERTS",
+    ]
+    for stage in STAGES:
+        for copy in stage.all("COPY") + stage.all("ADD"):
+            assert "ca-certificates" not in copy.arguments
+
+
 def test_the_build_stage_fetches_the_graphiql_assets_then_builds_and_installs_the_wheel() -> None:
     build = _stage("build")
     runs = _runs(build)
@@ -68,7 +106,11 @@ def test_the_runtime_stage_is_slim_non_root_and_gets_only_the_built_environment(
     assert keywords.index("USER") < keywords.index("CMD")
     copies = RUNTIME.all("COPY")
     assert [c.flags().get("from") for c in copies] == ["build"]
-    assert "pip " not in _runs(RUNTIME)
+    # Nothing is installed in the runtime; the base's own pip is taken out (the image test
+    # checks the built image has none).
+    assert "pip install" not in _runs(RUNTIME)
+    assert "pip uninstall --yes --quiet pip setuptools wheel" in _runs(RUNTIME)
+    assert "pip uninstall --yes --quiet pip setuptools" in _runs(_stage("build"))
 
 
 def test_configuration_comes_only_from_the_environment() -> None:
