@@ -111,7 +111,10 @@ class RateLimited(GatewayError):
 
 
 class RateLimitUnavailable(GatewayError):
-    """The budgets' storage is unreachable and the gateway is set to fail closed (HTTP 503)."""
+    """The budgets' storage is unreachable and the gateway is set to fail closed (HTTP 503).
 
-    code = "RATE_LIMIT_UNAVAILABLE"
+    The contract's codes have none for this: it is the gateway's own failure, so
+    INTERNAL_SERVER_ERROR, with a message that says what to do and names no host."""
+
+    code = "INTERNAL_SERVER_ERROR"
     default_message = "The rate limiter is unavailable; try again"

@@ -193,7 +193,7 @@ async def test_redis_down_fails_closed_when_told_to(
         "errors": [
             {
                 "message": "The rate limiter is unavailable; try again",
-                "extensions": {"code": "RATE_LIMIT_UNAVAILABLE"},
+                "extensions": {"code": "INTERNAL_SERVER_ERROR"},
             }
         ]
     }
