@@ -1,7 +1,8 @@
 """`insight-gateway documents FILE.graphql...`: the trusted-documents manifest of a frontend.
 
 Prints Apollo's persisted query manifest of every operation in the files, each with the
-fragments it uses (from any of the files), validated against the gateway's schema, so that
+fragments it uses (from any of the files), validated against the schema the gateway serves
+(the federation subgraph's with --federation or INSIGHT_FEDERATION=true), so that
 a frontend build produces the list the gateway enforces (INSIGHT_TRUSTED_DOCUMENTS_FILE).
 An operation must be named and its name unique; a file that cannot be read or parsed, or an
 operation the schema refuses, exits 2 with the file and the error.
@@ -42,12 +43,19 @@ def add_documents_command(commands: argparse._SubParsersAction[argparse.Argument
         epilog="exit codes: 0 printed, 2 a file or an operation is refused (named)",
     )
     documents.add_argument("files", nargs="+", metavar="FILE.graphql")
+    documents.add_argument(
+        "--federation",
+        action="store_true",
+        help="validate against the federation subgraph's schema, as a gateway serving with "
+        "INSIGHT_FEDERATION=true does (the default when that is set)",
+    )
     documents.set_defaults(run=run_documents)
 
 
 def run_documents(args: argparse.Namespace, settings: Settings) -> int:
     try:
-        manifest = build_manifest([Path(name) for name in args.files], build_schema()._schema)
+        served = build_schema(federation=args.federation or settings.federation)
+        manifest = build_manifest([Path(name) for name in args.files], served._schema)
     except DocumentsError as error:
         print(f"insight-gateway documents: {error}", file=sys.stderr)
         return 2

@@ -142,3 +142,24 @@ def test_serve_stops_on_an_invalid_manifest_naming_the_operation(
     error = capsys.readouterr().err
     assert "operation Stale does not fit the schema" in error
     assert "removedField" in error
+
+
+ENTITIES = """\
+query Members($representations: [_Any!]!) {
+  _entities(representations: $representations) { ... on User { id } }
+}
+"""
+
+
+def test_federation_operations_validate_against_the_subgraph_schema(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = [write(tmp_path, "members.graphql", ENTITIES)]
+    assert main(["documents", *files]) == 2
+    assert "Cannot query field '_entities'" in capsys.readouterr().err
+    assert main(["documents", "--federation", *files]) == 0
+    by_flag = json.loads(capsys.readouterr().out)
+    monkeypatch.setenv("INSIGHT_FEDERATION", "true")
+    assert main(["documents", *files]) == 0
+    assert json.loads(capsys.readouterr().out) == by_flag
+    assert [operation["name"] for operation in by_flag["operations"]] == ["Members"]
