@@ -211,3 +211,34 @@ def test_budget_settings_are_read() -> None:
     assert settings.trusted_documents_bypass_roles == frozenset({DASHBOARD, WRITER})
     none = Settings.from_environ({"INSIGHT_TRUSTED_DOCUMENTS_BYPASS_ROLES": "none"})
     assert none.trusted_documents_bypass_roles == frozenset()
+
+
+SELECTION = "savingsMonths(months: 2) { month } payday { nextDate }"  # 3 points a user
+ENTITIES = (
+    "query($r: [_Any!]!) { _entities(representations: $r) { ... on User { " + SELECTION + " } } }"
+)
+USERS = "query($ids: [ID!]!) { users(ids: $ids) { " + SELECTION + " } }"
+
+
+async def test_a_subgraphs_representations_are_charged_as_ids_are(
+    settings: Settings, dynamo: Dynamo, clock: FixedClock
+) -> None:
+    ids = [f"user-{n}" for n in range(7)]
+    representations = [{"__typename": "User", "id": user_id} for user_id in ids]
+    headers = bearer(clock, sub="router", roles=(DASHBOARD,))
+    budgets = {"rate_limit_user": "1/hour", "rate_limit_dashboard": "100/hour"}
+    async with gateway_client(settings, dynamo, clock, federation=True, **budgets) as client:
+        entities = await client.post(
+            "/graphql",
+            json={"query": ENTITIES, "variables": {"r": representations}},
+            headers=headers,
+        )
+        users = await client.post(
+            "/graphql", json={"query": USERS, "variables": {"ids": ids}}, headers=headers
+        )
+    assert entities.status_code == 200, entities.text
+    assert [user["payday"] for user in entities.json()["data"]["_entities"]] == [None] * 7
+    assert entities.headers["RateLimit-Policy"] == '"dashboard";q=100;w=3600'
+    assert remaining(entities.headers) == 100 - 7 * 3
+    assert users.status_code == 200, users.text
+    assert remaining(users.headers) == 100 - 2 * 7 * 3
