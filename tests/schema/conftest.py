@@ -1,17 +1,18 @@
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any, Protocol
 
 import pytest
 from strawberry.types import ExecutionResult
 
 from gateway.settings import Settings
-from loaders.dynamodb import Dynamo
+from loaders.dynamodb import Dynamo, FinishedCall
 from schema.clock import FixedClock
 from schema.context import build_context
 from schema.principal import DASHBOARD, Principal
 from schema.root import build_schema
+from tests.faults import FaultProxy, fault_proxy
 
 DASHBOARD_USER = Principal(sub="dash-1", roles=frozenset({DASHBOARD}))
 
@@ -54,3 +55,25 @@ def data_of(result: ExecutionResult) -> Any:
 
 
 ExecuteFn = Callable[..., Awaitable[ExecutionResult]]
+
+
+# The fault tests' proxy (tests/faults.py) and what their `faulty` client (each module's own,
+# with its own timeouts) sent through it.
+@pytest.fixture(scope="module")
+async def module_proxy(endpoint_url: str) -> AsyncIterator[FaultProxy]:
+    async with fault_proxy(endpoint_url) as proxy:
+        yield proxy
+
+
+@pytest.fixture
+def proxy(module_proxy: FaultProxy) -> FaultProxy:
+    module_proxy.reset()
+    return module_proxy
+
+
+@pytest.fixture
+def observed(faulty: Dynamo) -> Iterator[list[FinishedCall]]:
+    calls: list[FinishedCall] = []
+    faulty.observers.append(calls.append)
+    yield calls
+    faulty.observers.remove(calls.append)

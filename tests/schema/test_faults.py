@@ -12,7 +12,7 @@ import dataclasses
 import itertools
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -27,7 +27,7 @@ from loaders.tables import TableNames, create_tables
 from schema.clock import FixedClock
 from schema.context import build_context
 from tests.conftest import NOW
-from tests.faults import Delay, Drop, FaultProxy, ServerError, Throttle, Unprocess, fault_proxy
+from tests.faults import Delay, Drop, FaultProxy, ServerError, Throttle, Unprocess
 from tests.schema.conftest import DASHBOARD_USER, data_of
 
 if TYPE_CHECKING:
@@ -86,18 +86,6 @@ def dynamo(dynamodb: DynamoDBClient, settings: Settings) -> Dynamo:
 
 
 @pytest.fixture(scope="module")
-async def module_proxy(endpoint_url: str) -> AsyncIterator[FaultProxy]:
-    async with fault_proxy(endpoint_url) as proxy:
-        yield proxy
-
-
-@pytest.fixture
-def proxy(module_proxy: FaultProxy) -> FaultProxy:
-    module_proxy.reset()
-    return module_proxy
-
-
-@pytest.fixture(scope="module")
 async def faulty(settings: Settings, module_proxy: FaultProxy) -> AsyncIterator[Dynamo]:
     """The gateway's own client (gateway.resources), pointed at the proxy."""
     through_proxy = dataclasses.replace(
@@ -110,14 +98,6 @@ async def faulty(settings: Settings, module_proxy: FaultProxy) -> AsyncIterator[
     )
     async with open_dynamo(through_proxy) as dynamo:
         yield dynamo
-
-
-@pytest.fixture
-def observed(faulty: Dynamo) -> Iterator[list[FinishedCall]]:
-    calls: list[FinishedCall] = []
-    faulty.observers.append(calls.append)
-    yield calls
-    faulty.observers.remove(calls.append)
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -25,7 +25,7 @@ from schema.clock import FixedClock
 from schema.context import build_context
 from schema.principal import Principal
 from tests.conftest import NOW, unique_table_names
-from tests.faults import FaultProxy, fault_proxy
+from tests.faults import FaultProxy
 from tests.schema.conftest import DASHBOARD_USER, data_of
 from tests.schema.test_user_queries import EVERY_FIELD
 
@@ -93,18 +93,6 @@ async def settings(dynamodb: DynamoDBClient, endpoint_url: str) -> Settings:
 
 
 @pytest.fixture(scope="module")
-async def module_proxy(endpoint_url: str) -> AsyncIterator[FaultProxy]:
-    async with fault_proxy(endpoint_url) as proxy:
-        yield proxy
-
-
-@pytest.fixture
-def proxy(module_proxy: FaultProxy) -> FaultProxy:
-    module_proxy.reset()
-    return module_proxy
-
-
-@pytest.fixture(scope="module")
 async def faulty(settings: Settings, module_proxy: FaultProxy) -> AsyncIterator[Dynamo]:
     """The gateway's own client (gateway.resources), pointed at the proxy."""
     through_proxy = dataclasses.replace(
@@ -119,14 +107,6 @@ async def faulty(settings: Settings, module_proxy: FaultProxy) -> AsyncIterator[
     )
     async with open_dynamo(through_proxy) as dynamo:
         yield dynamo
-
-
-@pytest.fixture
-def observed(faulty: Dynamo) -> Iterator[list[FinishedCall]]:
-    calls: list[FinishedCall] = []
-    faulty.observers.append(calls.append)
-    yield calls
-    faulty.observers.remove(calls.append)
 
 
 @pytest.fixture(scope="module")
