@@ -98,6 +98,12 @@ class Collections:
         self._sources.pop(partition, None)
         self._collected.pop(partition, None)
 
+    def clear(self) -> None:
+        """Forget every partition (the request is over)."""
+        self._starts.clear()
+        self._sources.clear()
+        self._collected.clear()
+
     def derive(
         self, partition: Partition, pick: Callable[[Collected], T]
     ) -> asyncio.Future[T] | None:

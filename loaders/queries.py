@@ -57,6 +57,10 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
         self._futures[key] = derived
         return derived
 
+    def forget_collections(self) -> None:
+        """Drop every collected partition's items (shared with the point-read core)."""
+        self._collections.clear()
+
     def _keep(self, item: Item) -> bool:
         return is_live(item, self._now)
 

@@ -36,6 +36,17 @@ class UserReads:
         entity of it this request reads (the access plan decides when that is cheaper)."""
         self.queries.collect(*keys.user_partition(user_id))
 
+    def release(self) -> None:
+        """The request is over: drop every item it read, now, by reference counting.
+
+        The loaders, their collections and the execution's objects refer to each other,
+        so without this a request's items (~10^5 objects for 100 full users) outlive it
+        until the collector's next older-generation pass, which then walks and frees them
+        all (0.28 s of CPU a pass after requests of 100 full users, as measured)."""
+        self.points.clear_all()
+        self.queries.clear_all()
+        self.queries.forget_collections()
+
     def wrote(self, key: ItemKey, item: Item | None) -> None:
         """The request wrote `item` (python values, as `to_item()` gives) under `key`, or
         wrote under `key` without knowing the item: later reads of the request see it."""

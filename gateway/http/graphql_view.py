@@ -156,10 +156,13 @@ class GatewayGraphQL(GraphQL[Context, None]):
             if request.method == "GET"
             else frozenset({OperationType.QUERY, OperationType.MUTATION})
         )
-        results = [
-            await self.run_operation(operation, context, allowed, request.method)
-            for operation in graphql_request.operations
-        ]
+        try:
+            results = [
+                await self.run_operation(operation, context, allowed, request.method)
+                for operation in graphql_request.operations
+            ]
+        finally:
+            context.reads.release()
         if graphql_request.batched:
             payloads = [payload_of(result, request_id) for result in results]
             response = json_response(200, payloads, media_type)
