@@ -83,6 +83,21 @@ def test_from_wire_gives_what_boto3s_deserializer_gives(wire: dict[str, object])
     assert type(got) is type(expected)
 
 
+def test_from_wire_decodes_every_attribute_of_an_item_as_boto3_does() -> None:
+    from boto3.dynamodb.types import TypeDeserializer
+
+    wire = {f"a{n}": sample for n, sample in enumerate(WIRE_SAMPLES)}
+    wire["nested"] = {"M": dict(wire)}
+    expected = {name: TypeDeserializer().deserialize(value) for name, value in wire.items()}
+    got = from_wire(wire)
+    assert got == expected
+    assert list(got) == list(expected)
+    assert [type(value) for value in got.values()] == [type(v) for v in expected.values()]
+    assert [type(v) for v in got["nested"].values()] == [
+        type(v) for v in expected["nested"].values()
+    ]
+
+
 @pytest.mark.parametrize("wire", [{}, {"X": "1"}])
 def test_from_wire_refuses_what_boto3_refuses(wire: dict[str, object]) -> None:
     with pytest.raises(TypeError):
