@@ -279,6 +279,50 @@ async def test_each_surprise_answers_as_graphql_core(case: str) -> None:
         assert CompletionCounts.fell_back > fell_back
 
 
+LIST_SURPRISES = {
+    "plain": [holder(), holder()],
+    "null item": [holder(), None],
+    "an item that falls back": [holder(), CASES["null in a non-null field"]],
+    "exception as an item": [holder(), ValueError("stored error")],
+    "a tuple": (holder(),),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LIST_SURPRISES))
+@pytest.mark.parametrize("strict", [True, False])
+async def test_a_resolvers_list_of_objects_answers_as_graphql_core(case: str, strict: bool) -> None:
+    """A resolver's list of plain objects completes in one loop; any surprise in it sends
+    the whole list to graphql-core's path, item by item."""
+    values = LIST_SURPRISES[case]
+
+    @strawberry.type
+    class Query:
+        @strawberry.field
+        async def holders(self) -> list[Holder | None]:
+            return values  # type: ignore[return-value]
+
+        @strawberry.field
+        async def strict_holders(self) -> list[Holder]:
+            return values  # type: ignore[return-value]
+
+    field = "strictHolders" if strict else "holders"
+    query = (
+        f"{{ {field} {{ __typename amount leaf {{ name count tags day }} strict {{ name }} }} }}"
+    )
+    compiled, fell_back = CompletionCounts.compiled, CompletionCounts.fell_back
+    results = []
+    for executor in (CompiledExecutionContext, None):
+        schema = strawberry.Schema(query=Query, execution_context_class=executor)
+        results.append(answer(await schema.execute(query)))
+    assert results[0] == results[1]
+    if case in ("plain", "a tuple") or (case == "null item" and not strict):
+        assert not results[0][1]
+        assert CompletionCounts.compiled - compiled == len(values)
+        assert CompletionCounts.fell_back == fell_back
+    else:
+        assert CompletionCounts.fell_back > fell_back
+
+
 @pytest.mark.parametrize(("extension", "compiles"), [(Untouching, True), (Touching, False)])
 async def test_field_middleware_keeps_the_compiled_path_only_if_it_passes_plain_fields(
     extension: type[SchemaExtension], compiles: bool
