@@ -57,9 +57,10 @@ def client_config(settings: Settings) -> AioConfig:
 #: Allocations between two young collections (CPython's default is 700). A request of 100
 #: full users keeps ~10^6 objects alive for its lifetime (items, rows, answers): at 700
 #: the young collections walk them over and over, a third of the worker's CPU as the bench
-#: measured; at 50,000 a few times a request. The garbage is almost all freed by reference
-#: counting anyway; the bound keeps cyclic garbage to a few MB.
-YOUNG_COLLECTION_THRESHOLD = 50_000
+#: measured; at 50,000 a few times a request, still 9% of its CPU; at 200,000 about once.
+#: The garbage is almost all freed by reference counting anyway (a request releases its
+#: items when it ends); the bound keeps cyclic garbage to tens of MB at most.
+YOUNG_COLLECTION_THRESHOLD = 200_000
 
 
 @contextmanager
