@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import UTC, date, datetime
 from decimal import Decimal
-from functools import lru_cache
 from typing import Any
 
 from boto3.dynamodb.types import DYNAMODB_CONTEXT, Binary, TypeDeserializer, TypeSerializer
@@ -99,12 +98,6 @@ def parse_date(value: str) -> date:
     return date.fromisoformat(value)
 
 
-#: Instants remembered by their text and back: a user's ~64 expense rows all carry their
-#: mine's time, parsed and formatted again for each row otherwise (both are pure).
-INSTANTS_CACHED = 4096
-
-
-@lru_cache(maxsize=INSTANTS_CACHED)
 def parse_instant(value: str) -> datetime:
     """RFC 3339: `Z` or an offset, with or without fractional seconds; returned in UTC."""
     text = value.strip()
@@ -131,22 +124,12 @@ def _trim_fraction(text: str) -> str:
 def format_instant(at: datetime, *, microseconds: bool = False) -> str:
     """RFC 3339 in UTC with `Z`: seconds, plus the fraction when there is one (or always,
     with `microseconds`)."""
-    if at.tzinfo is UTC:
-        return _format_utc_instant(at, microseconds)
-    # Other zones are not cached: equal times of one zone may differ in `fold`.
-    return _format_instant(at, microseconds)
-
-
-def _format_instant(at: datetime, microseconds: bool) -> str:
     utc = at.astimezone(UTC)
     if microseconds:
         return utc.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     if utc.microsecond:
         return utc.strftime("%Y-%m-%dT%H:%M:%S.%f").rstrip("0") + "Z"
     return utc.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-_format_utc_instant = lru_cache(maxsize=INSTANTS_CACHED)(_format_instant)
 
 
 def format_month(day: date) -> str:

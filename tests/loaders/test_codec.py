@@ -102,19 +102,3 @@ def test_from_wire_decodes_every_attribute_of_an_item_as_boto3_does() -> None:
 def test_from_wire_refuses_what_boto3_refuses(wire: dict[str, object]) -> None:
     with pytest.raises(TypeError):
         from_wire({"a": wire})
-
-
-def test_instants_are_remembered_without_mixing_zones_or_forms() -> None:
-    from zoneinfo import ZoneInfo
-
-    at = datetime(2026, 12, 2, 11, 31, 28, 120000, tzinfo=UTC)
-    assert parse_instant("2026-12-02T11:31:28.12Z") is parse_instant("2026-12-02T11:31:28.12Z")
-    assert format_instant(at) == "2026-12-02T11:31:28.12Z"
-    assert format_instant(at, microseconds=True) == "2026-12-02T11:31:28.120000Z"
-    assert format_instant(at) == "2026-12-02T11:31:28.12Z"
-    # 01:30 happens twice in New York on 2026-11-01: equal as times, not as instants.
-    new_york = ZoneInfo("America/New_York")
-    first = datetime(2026, 11, 1, 1, 30, tzinfo=new_york)
-    second = first.replace(fold=1)
-    assert format_instant(first) == "2026-11-01T05:30:00Z"
-    assert format_instant(second) == "2026-11-01T06:30:00Z"
