@@ -1,6 +1,6 @@
-"""The benchmark's separate processes, each on 127.0.0.1: the delay proxy and the gateway
-under uvicorn (dynalite is the tests' own, tests/dynalite_server.py). Each is stopped by
-its own process id when the benchmark ends."""
+"""The benchmark's separate processes, each on 127.0.0.1: the delay proxy, the replaying
+DynamoDB stand-in and the gateway under uvicorn (dynalite is the tests' own,
+tests/dynalite_server.py). Each is stopped by its own process id when the benchmark ends."""
 
 from __future__ import annotations
 
@@ -55,6 +55,10 @@ def running(
 
 def delay_proxy(port: int, target_port: int, delay_ms: int) -> list[str]:
     return [sys.executable, "-m", "bench.delay_proxy", str(port), str(target_port), str(delay_ms)]
+
+
+def replayer(port: int, upstream: str) -> list[str]:
+    return [sys.executable, "-m", "bench.replay", str(port), upstream]
 
 
 def otlp_sink(port: int) -> list[str]:

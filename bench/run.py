@@ -22,13 +22,20 @@ import aiohttp
 
 from bench import processes
 from bench.direct import COLLECTION, PREFIX, read_users
-from bench.report import DELAY_MS, Row, print_table, print_targets, print_throughput, write_json
+from bench.frontend import frontend_throughput
+from bench.poster import poster
+from bench.report import (
+    DELAY_MS,
+    Row,
+    print_table,
+    print_targets,
+    print_throughput,
+    throughput_targets,
+    write_json,
+)
 from bench.report import targets as check_targets
 from bench.seed import seed_users
-from bench.server import FRONTEND_USER
-from bench.throughput import Throughput, sustained
 from gateway.auth.tokens import mint_token
-from gateway.cli.examples import FRONTEND_QUERY
 from gateway.resources import client_config, dynamodb_session, settled_collector
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
@@ -60,20 +67,6 @@ SELECTIONS = {
 }
 
 
-def poster(
-    http: aiohttp.ClientSession, url: str, body: dict[str, Any], headers: dict[str, str]
-) -> Callable[[], Awaitable[dict[str, Any] | None]]:
-    async def send() -> dict[str, Any] | None:
-        async with http.post(url, json=body, headers=headers) as response:
-            answer = await response.json()
-        if response.status != 200 or answer.get("errors"):
-            raise RuntimeError(f"{url} answered {response.status}: {str(answer)[:300]}")
-        cost: dict[str, Any] | None = (answer.get("extensions") or {}).get("cost")
-        return cost
-
-    return send
-
-
 def gateway_body(users: int, selection: str | None = None) -> dict[str, Any]:
     if selection is not None:
         query = f"query($ids: [ID!]!) {{ users(ids: $ids) {selection} }}"
@@ -93,22 +86,6 @@ class Servers:
 
     urls: dict[str, str]
     pids: dict[str, int]
-
-
-async def run_throughput(servers: Servers) -> list[Throughput]:
-    """The README's frontend query, as its own user, through the gateway and the naive
-    resolvers of the same process."""
-    token = mint_token(SECRET, FRONTEND_USER, [], timedelta(hours=2), SystemClock())
-    headers = {"Authorization": f"Bearer {token}"}
-    body = {"query": FRONTEND_QUERY}
-    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=64)) as http:
-        sends = {
-            name: poster(http, servers.urls["main"] + path, body, headers)
-            for name, path in (("gateway", "/graphql"), ("naive", "/bench/naive"))
-        }
-        results = await sustained(sends)
-    print("  measured throughput", file=sys.stderr)
-    return results
 
 
 Send = Callable[[], Awaitable[dict[str, Any] | None]]
@@ -290,14 +267,17 @@ async def profile(endpoint: str) -> None:
     await profile_gateway(endpoint, SECRET, USERS[:10], USERS_QUERY)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    """`python -m bench` runs everything; `python -m bench throughput` only the frontend
+    query's throughput (a minute and a half)."""
+    only_throughput = (sys.argv[1:] if argv is None else argv) == ["throughput"]
     os.environ.setdefault("AWS_ACCESS_KEY_ID", "bench")
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "bench")
     os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
     dynalite = DynaliteServer()  # the tests' own dynalite (tests/dynalite, pinned by npm)
     dynalite.start()
     try:
-        run(dynalite.port)
+        run(dynalite.port, dynalite.pid, only_throughput)
     finally:
         dynalite.stop()
 
@@ -310,22 +290,35 @@ SERVERS: dict[str, dict[str, str]] = {
     "whole": {"BENCH_PLAN": "collection"},
     "delayed": {},
     "traced": {"INSIGHT_OTEL_ENABLED": "true"},
+    "replayed": {},
 }
 
 
-def run(dynalite_port: int) -> None:
+def run(dynalite_port: int, dynalite_pid: int, only_throughput: bool = False) -> None:
     proxy_port, sink_port = processes.free_port(), processes.free_port()
-    ports = {name: processes.free_port() for name in SERVERS}
+    replayer_port = processes.free_port()
+    started = {"main", "replayed"} if only_throughput else SERVERS.keys()
+    ports = {name: processes.free_port() for name in started}
     dynalite_url = f"http://127.0.0.1:{dynalite_port}"
     delayed_url = f"http://127.0.0.1:{proxy_port}"
-    env = {"INSIGHT_AUTH_HS256_SECRET": SECRET, "INSIGHT_DYNAMODB_ENDPOINT_URL": dynalite_url}
+    replayer_url = f"http://127.0.0.1:{replayer_port}"
+    env = {
+        "INSIGHT_AUTH_HS256_SECRET": SECRET,
+        "INSIGHT_DYNAMODB_ENDPOINT_URL": dynalite_url,
+        # Budgets are charged as in production, but never exhausted: the bench sends one
+        # user's frontend query hundreds of times a second, far over a real user's budget.
+        "INSIGHT_RATE_LIMIT_USER": "999999999/minute",
+        "INSIGHT_RATE_LIMIT_DASHBOARD": "999999999/minute",
+    }
     extra = {
+        "replayed": {"INSIGHT_DYNAMODB_ENDPOINT_URL": replayer_url},
         "delayed": {"INSIGHT_DYNAMODB_ENDPOINT_URL": delayed_url},
         "traced": {"OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{sink_port}"},
     }
     with (
         processes.running(processes.delay_proxy(proxy_port, dynalite_port, DELAY_MS), proxy_port),
         processes.running(processes.otlp_sink(sink_port), sink_port),
+        processes.running(processes.replayer(replayer_port, dynalite_url), replayer_port) as replay,
         contextlib.ExitStack() as stack,
     ):
         asyncio.run(prepare(dynalite_url))
@@ -338,18 +331,29 @@ def run(dynalite_port: int) -> None:
                 )
             ).pid
             for name, settings in SERVERS.items()
+            if name in started
         }
         servers = Servers(
             urls={name: f"http://127.0.0.1:{port}" for name, port in ports.items()}, pids=pids
         )
-        rows = asyncio.run(run_rows(servers, {"": dynalite_url, "delayed": delayed_url}))
-        throughput = asyncio.run(run_throughput(servers))
+        if not only_throughput:
+            rows = asyncio.run(run_rows(servers, {"": dynalite_url, "delayed": delayed_url}))
+        throughput, replay_cost = asyncio.run(
+            frontend_throughput(
+                SECRET, servers.urls, servers.pids, dynalite_pid, (replayer_url, replay.pid)
+            )
+        )
+        print("  measured throughput", file=sys.stderr)
+    if only_throughput:
+        print_throughput(throughput, replay_cost)
+        print_targets(throughput_targets(throughput))
+        return
     print()
     print_table(rows)
-    print_throughput(throughput)
+    print_throughput(throughput, replay_cost)
     checks = check_targets(rows, throughput)
     print_targets(checks)
-    write_json(rows, throughput, checks)
+    write_json(rows, throughput, checks, replay_cost)
     print()
     asyncio.run(profile(dynalite_url))
 
