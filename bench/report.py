@@ -89,12 +89,17 @@ def print_throughput(results: list[Throughput], replay: ReplayCost) -> None:
     )
     for backend in dict.fromkeys(result.backend for result in results):
         print(f"  over {backend}:")
-        for result in (r for r in results if r.backend == backend):
+        over = [r for r in results if r.backend == backend]
+        for result in over:
             print(f"    {result.name:<20}{result.per_second:8.1f} req/s  {_cpu(result)}")
             steps = "  ".join(
                 f"{s.concurrency}: {s.per_second:.0f}/s {s.p99_ms:.0f}ms" for s in result.steps
             )
             print(f"      steps (clients: rate p99) {steps}")
+        worker = {r.name.split(",")[0]: r.worker_cpu_ms for r in over}
+        gateway, naive = worker.get("gateway"), worker.get("naive")
+        if gateway and naive:
+            print(f"    worker CPU a request, naive / gateway: {naive / gateway:.2f}x (all steps)")
     calls = ", ".join(f"{name} {count}" for name, count in replay.calls.items())
     print(
         f"  the replayer: {replay.recorded} calls recorded from dynalite, {replay.served} served"
@@ -113,6 +118,8 @@ def _cpu(result: Throughput) -> str:
         busy = best.busy(role)
         if busy is not None:
             parts.append(f"{role} {best.cpu_ms[role]:.2f} ms {busy:.0f}%")
+    if best.cpu_ms.get("worker"):
+        parts[0] += f" (1000/CPU: {1000 / best.cpu_ms['worker']:.0f}/s)"
     return f"at {best.concurrency} clients, p99 {best.p99_ms:.0f} ms; " + ", ".join(parts)
 
 

@@ -66,14 +66,26 @@ class Throughput:
         best = self.best
         return best.per_second if best is not None else 0.0
 
+    @property
+    def worker_cpu_ms(self) -> float | None:
+        """The worker's CPU per request over every step: the rate one busy core allows is
+        1000 / this, whatever the p99 (a figure the shared machine's load moves less)."""
+        steps = [step for step in self.steps if "worker" in step.cpu_ms]
+        requests = sum(step.requests for step in steps)
+        if not requests:
+            return None
+        return sum(step.cpu_ms["worker"] * step.requests for step in steps) / requests
+
     def as_json(self) -> dict[str, Any]:
         best = self.best
+        worker = self.worker_cpu_ms
         return {
             "name": self.name,
             "backend": self.backend,
             "p99_limit_ms": P99_LIMIT_MS,
             "requests_per_second": round(self.per_second, 1),
             "concurrency": best.concurrency if best else None,
+            "worker_cpu_ms": round(worker, 3) if worker is not None else None,
             "steps": [step.__dict__ for step in self.steps],
         }
 
