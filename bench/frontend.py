@@ -129,6 +129,11 @@ async def frontend_throughput(
     return results, cost
 
 
+async def replayer_stats(replayer_url: str) -> dict[str, Any]:
+    async with aiohttp.ClientSession() as http:
+        return await _control(http, replayer_url + "/_replay/stats")
+
+
 async def _control(http: aiohttp.ClientSession, url: str) -> dict[str, Any]:
     async with http.post(url) as response:
         response.raise_for_status()

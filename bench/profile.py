@@ -57,14 +57,18 @@ def _top(times: dict[str, float]) -> list[tuple[str, float]]:
     return sorted(times.items(), key=lambda entry: entry[1], reverse=True)[:TOP]
 
 
-async def profile_gateway(endpoint: str, secret: str, user_ids: list[str], query: str) -> None:
+async def _profiled(
+    endpoint: str, secret: str, token: str, body: dict[str, Any], requests: int = REQUESTS
+) -> tuple[dict[str, float], dict[str, float]]:
     settings = Settings.from_environ(
-        {"INSIGHT_DYNAMODB_ENDPOINT_URL": endpoint, "INSIGHT_AUTH_HS256_SECRET": secret}
+        {
+            "INSIGHT_DYNAMODB_ENDPOINT_URL": endpoint,
+            "INSIGHT_AUTH_HS256_SECRET": secret,
+            "INSIGHT_RATE_LIMIT_USER": "999999999/second",  # charged, never exhausted
+        }
     )
     app = create_app(settings)
-    token = mint_token(secret, "bench", [DASHBOARD], timedelta(hours=1), SystemClock())
     headers = {"Authorization": f"Bearer {token}"}
-    body: dict[str, Any] = {"query": query, "variables": {"ids": user_ids}}
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as client:
@@ -72,14 +76,20 @@ async def profile_gateway(endpoint: str, secret: str, user_ids: list[str], query
                 (await client.post("/graphql", json=body, headers=headers)).raise_for_status()
             profiler = Profiler(interval=0.0005, async_mode="enabled")
             with profiler:
-                for _ in range(REQUESTS):
+                for _ in range(requests):
                     response = await client.post("/graphql", json=body, headers=headers)
                     response.raise_for_status()
     session = profiler.last_session
     assert session is not None
     root = session.root_frame()
     assert root is not None
-    by_package, by_function = _self_times(root)
+    return _self_times(root)
+
+
+async def profile_gateway(endpoint: str, secret: str, user_ids: list[str], query: str) -> None:
+    token = mint_token(secret, "bench", [DASHBOARD], timedelta(hours=1), SystemClock())
+    body: dict[str, Any] = {"query": query, "variables": {"ids": user_ids}}
+    by_package, by_function = await _profiled(endpoint, secret, token, body)
     total = sum(by_package.values()) or 1.0
     print(
         f"profile: {REQUESTS} requests of users(ids: {len(user_ids)} ids) with every field, "
@@ -91,3 +101,43 @@ async def profile_gateway(endpoint: str, secret: str, user_ids: list[str], query
     print(f"{'self time by function':<80}{'share':>7}")
     for function, seconds in _top(by_function):
         print(f"  {function[:78]:<78}{seconds / total:7.1%}")
+
+
+#: The parts of a request's running time, by the packages (as `_package` names them) that
+#: spend it; anything else is "other".
+LAYERS = (
+    (
+        "the DynamoDB client (aiobotocore, botocore, aiohttp, the JSON parse)",
+        ("aiobotocore", "botocore", "aiohttp", "yarl", "multidict", "loads", "socket."),
+    ),
+    ("the DynamoDB calls' own code and decoding items into rows (loaders/)", ("loaders/",)),
+    ("GraphQL execution (graphql-core, strawberry, schema/)", ("graphql", "strawberry", "schema/")),
+    (
+        "HTTP, auth, metrics, budgets (gateway/, joserfc, limits, prometheus_client)",
+        ("gateway/", "joserfc", "limits", "prometheus_client"),
+    ),
+    ("ASGI (starlette, and httpx: the in-process client)", ("starlette", "httpx", "h11", "anyio")),
+    ("asyncio and the rest of the standard library", ("stdlib:", "epoll.", "select")),
+)
+
+
+OTHER = "builtins called from all of these (isinstance, __init__, dict.get, ...)"
+FRONTEND_REQUESTS = 200
+
+
+async def profile_frontend(endpoint: str, secret: str, sub: str, query: str) -> None:
+    """The frontend query as `sub`, over `endpoint` (the replayer: no wait is DynamoDB's),
+    summed by layer."""
+    token = mint_token(secret, sub, [], timedelta(hours=1), SystemClock())
+    by_package, _ = await _profiled(endpoint, secret, token, {"query": query}, FRONTEND_REQUESTS)
+    total = sum(by_package.values()) or 1.0
+    layers = dict.fromkeys([name for name, _ in LAYERS] + [OTHER], 0.0)
+    for package, seconds in by_package.items():
+        layer = next((name for name, starts in LAYERS if package.startswith(starts)), OTHER)
+        layers[layer] += seconds
+    print(
+        f"profile: {FRONTEND_REQUESTS} frontend requests over replayed DynamoDB, in process,"
+        " self time by layer (shares: the profiler inflates the time itself)"
+    )
+    for name, seconds in layers.items():
+        print(f"  {name:<78}{seconds / total:7.1%}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import os
 import sys
 import time
@@ -22,7 +23,7 @@ import aiohttp
 
 from bench import processes
 from bench.direct import COLLECTION, PREFIX, read_users
-from bench.frontend import frontend_throughput
+from bench.frontend import frontend_throughput, replayer_stats
 from bench.poster import poster
 from bench.report import (
     DELAY_MS,
@@ -35,7 +36,9 @@ from bench.report import (
 )
 from bench.report import targets as check_targets
 from bench.seed import seed_users
+from bench.server import FRONTEND_USER
 from gateway.auth.tokens import mint_token
+from gateway.cli.examples import FRONTEND_QUERY
 from gateway.resources import client_config, dynamodb_session, settled_collector
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
@@ -261,6 +264,20 @@ async def prepare(endpoint: str) -> None:
         )
 
 
+async def profile_frontend(replayer_url: str) -> str:
+    """The frontend request's profile by layer, over the replayer (printed later, with the
+    other figures); a call the replayer refuses stops the run, as in the throughput."""
+    from bench.profile import profile_frontend as profiled
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        await profiled(replayer_url, SECRET, FRONTEND_USER, FRONTEND_QUERY)
+    refused = (await replayer_stats(replayer_url))["refused"]
+    if refused:
+        raise RuntimeError(f"the replayer refused {refused} unrecorded calls (its stderr)")
+    return printed.getvalue()
+
+
 async def profile(endpoint: str) -> None:
     from bench.profile import profile_gateway
 
@@ -346,9 +363,11 @@ def run(dynalite_port: int, dynalite_pid: int, only_throughput: bool = False) ->
             )
         )
         print("  measured throughput", file=sys.stderr)
+        frontend_profile = asyncio.run(profile_frontend(replayer_url))
     if only_throughput:
         print_throughput(throughput, replay_cost)
         print_targets(throughput_targets(throughput))
+        print(frontend_profile)
         return
     print()
     print_table(rows)
@@ -357,6 +376,7 @@ def run(dynalite_port: int, dynalite_pid: int, only_throughput: bool = False) ->
     print_targets(checks)
     write_json(rows, throughput, checks, replay_cost)
     print()
+    print(frontend_profile)
     asyncio.run(profile(dynalite_url))
 
 
