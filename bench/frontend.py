@@ -47,8 +47,10 @@ class ReplayCost:
     service_seconds: float
     slowest_seconds: float
     cpu_seconds: float
-    #: DynamoDB calls one frontend request makes, by endpoint name.
+    #: DynamoDB calls one frontend request makes, by endpoint name, and the read capacity
+    #: they consume (the items they read, 4 KB to a unit).
     calls: Mapping[str, int]
+    read_units: Mapping[str, float]
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -59,6 +61,7 @@ class ReplayCost:
             "slowest_ms": round(self.slowest_seconds * 1000, 2),
             "cpu_us_per_call": round(self.cpu_us, 1),
             "calls_per_request": dict(self.calls),
+            "rcu_per_request": dict(self.read_units),
         }
 
     @property
@@ -98,12 +101,14 @@ async def frontend_throughput(
             )
 
         calls: dict[str, int] = {}
+        read_units: dict[str, float] = {}
         for name, path in ENDPOINTS:
             with_cost = {**headers, "X-Insight-Cost": "1"}
             send = poster(http, worker_url["replayed"] + path, body, with_cost)
             for _ in range(RECORDING_REQUESTS):
                 answered = await send()
             calls[name] = int(answered["dynamodbCalls"]) if answered else 0
+            read_units[name] = float(answered["readCapacityUnits"]) if answered else 0.0
         await _control(http, replayer_url + "/_replay/replay")
         cpu_before = processes.cpu_seconds(replayer_pid)
         endpoints = {
@@ -123,6 +128,7 @@ async def frontend_throughput(
         slowest_seconds=stats["slowest_seconds"],
         cpu_seconds=processes.cpu_seconds(replayer_pid) - cpu_before,
         calls=calls,
+        read_units=read_units,
     )
     if cost.refused:
         raise RuntimeError(f"the replayer refused {cost.refused} unrecorded calls (its stderr)")

@@ -100,7 +100,9 @@ def print_throughput(results: list[Throughput], replay: ReplayCost) -> None:
         gateway, naive = worker.get("gateway"), worker.get("naive")
         if gateway and naive:
             print(f"    worker CPU a request, naive / gateway: {naive / gateway:.2f}x (all steps)")
-    calls = ", ".join(f"{name} {count}" for name, count in replay.calls.items())
+    calls = ", ".join(
+        f"{name} {count} ({replay.read_units[name]:g} RCU)" for name, count in replay.calls.items()
+    )
     print(
         f"  the replayer: {replay.recorded} calls recorded from dynalite, {replay.served} served"
         f" ({replay.refused} refused), {replay.service_us:.0f} us in process per call (slowest"
