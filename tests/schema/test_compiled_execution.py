@@ -266,10 +266,7 @@ async def test_each_surprise_answers_as_graphql_core(case: str) -> None:
         "leaves { n: name ...on Leaf { count } } strict { name tags } } }"
     )
     compiled, fell_back = CompletionCounts.compiled, CompletionCounts.fell_back
-    results = []
-    for executor in (CompiledExecutionContext, None):
-        schema = strawberry.Schema(query=Query, execution_context_class=executor)
-        results.append(answer(await schema.execute(query)))
+    results = await on_both_paths(Query, query)
     assert results[0] == results[1]
     if case == "plain":
         # Holder, its leaf, two of its list items: one loop each, nothing fell back.
@@ -277,6 +274,15 @@ async def test_each_surprise_answers_as_graphql_core(case: str) -> None:
     else:
         assert results[0][1], "the case is an error"
         assert CompletionCounts.fell_back > fell_back
+
+
+async def on_both_paths(query_type: type, query: str) -> list[Any]:
+    """The answers of the compiled path and of graphql-core's, in that order."""
+    results = []
+    for executor in (CompiledExecutionContext, None):
+        schema = strawberry.Schema(query=query_type, execution_context_class=executor)
+        results.append(answer(await schema.execute(query)))
+    return results
 
 
 LIST_SURPRISES = {
@@ -310,10 +316,7 @@ async def test_a_resolvers_list_of_objects_answers_as_graphql_core(case: str, st
         f"{{ {field} {{ __typename amount leaf {{ name count tags day }} strict {{ name }} }} }}"
     )
     compiled, fell_back = CompletionCounts.compiled, CompletionCounts.fell_back
-    results = []
-    for executor in (CompiledExecutionContext, None):
-        schema = strawberry.Schema(query=Query, execution_context_class=executor)
-        results.append(answer(await schema.execute(query)))
+    results = await on_both_paths(Query, query)
     assert results[0] == results[1]
     if case in ("plain", "a tuple") or (case == "null item" and not strict):
         assert not results[0][1]
