@@ -73,6 +73,17 @@ class Settings:
     rate_limit_dashboard: str = "60000/minute"
     rate_limit_writer: str = "60000/minute"
     rate_limit_fail_open: bool = True
+    # Live data (SPEC section 7): subscriptions, fed by the tables' DynamoDB Streams; each
+    # shard read by one replica at a time under a lease in `locks`; changes shared between
+    # replicas through the change feed.
+    subscriptions: bool = False
+    change_feed_uri: str = "memory://"
+    subscriptions_max_per_connection: int = 20
+    stream_lease_seconds: float = 10.0
+    # The coherent cache (SPEC section 8), trusted only while the change feed is whole.
+    cache: bool = False
+    cache_max_bytes: int = 268_435_456
+    cache_max_lag_seconds: float = 2.0
 
     @property
     def query_limits(self) -> QueryLimits:
@@ -153,7 +164,7 @@ class Settings:
             ),
             federation=env.boolean("INSIGHT_FEDERATION", False),
         )
-        return _with_protection(settings, env)
+        return _with_live_data(_with_protection(settings, env), env)
 
 
 _BUDGET = re.compile(r"\s*([1-9][0-9]{0,8})\s*/\s*(second|minute|hour)\s*")
@@ -190,6 +201,33 @@ def _with_protection(settings: Settings, env: _Env) -> Settings:
         rate_limit_dashboard=env.budget("INSIGHT_RATE_LIMIT_DASHBOARD", "60000/minute"),
         rate_limit_writer=env.budget("INSIGHT_RATE_LIMIT_WRITER", "60000/minute"),
         rate_limit_fail_open=env.boolean("INSIGHT_RATE_LIMIT_FAIL_OPEN", True),
+    )
+
+
+def _with_live_data(settings: Settings, env: _Env) -> Settings:
+    """The subscriptions', change feed's and cache's settings (SPEC sections 7 and 8)."""
+    feed = env.string("INSIGHT_CHANGE_FEED_URI") or "memory://"
+    if feed != "memory://" and not feed.startswith(("redis://", "rediss://")):
+        raise SettingsError(
+            f"INSIGHT_CHANGE_FEED_URI must be memory:// or redis://host:port/db, not {feed!r}"
+        )
+    return dataclasses.replace(
+        settings,
+        subscriptions=env.boolean("INSIGHT_SUBSCRIPTIONS", False),
+        change_feed_uri=feed,
+        subscriptions_max_per_connection=env.integer(
+            "INSIGHT_SUBSCRIPTIONS_MAX_PER_CONNECTION", 20, minimum=1, maximum=1000
+        ),
+        stream_lease_seconds=env.number(
+            "INSIGHT_STREAM_LEASE_SECONDS", 10.0, minimum=1, maximum=600
+        ),
+        cache=env.boolean("INSIGHT_CACHE", False),
+        cache_max_bytes=env.integer(
+            "INSIGHT_CACHE_MAX_BYTES", 268_435_456, minimum=1_048_576, maximum=2**40
+        ),
+        cache_max_lag_seconds=env.number(
+            "INSIGHT_CACHE_MAX_LAG_SECONDS", 2.0, minimum=0.1, maximum=3600
+        ),
     )
 
 
