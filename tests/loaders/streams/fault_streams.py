@@ -26,6 +26,8 @@ class Call:
     operation: str
     params: dict[str, Any]
     at: float
+    #: GetRecords: the shard its iterator was for.
+    shard_id: str | None = None
 
 
 class Faults:
@@ -163,6 +165,7 @@ class SyntheticStream:
     async def get_records(self, **params: Any) -> Any:
         self.faults.before("GetRecords", params)
         shard_id, index = self._iterators.pop(params["ShardIterator"])
+        self.faults.calls[-1].shard_id = shard_id
         shard = self.shards[shard_id]
         if index < shard.trimmed:
             raise client_error("TrimmedDataAccessException", "GetRecords")

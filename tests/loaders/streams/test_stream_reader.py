@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -126,12 +126,12 @@ async def test_the_lease_is_a_dynamolock_item_whose_data_is_the_checkpoint(
 
 async def _all_records(
     api: StreamsApi, dynamodb: DynamoDBClient, table_name: str, shard_id: str
-) -> list[dict[str, object]]:
+) -> list[dict[str, Any]]:
     arn = (await dynamodb.describe_table(TableName=table_name))["Table"]["LatestStreamArn"]
     iterator = (
         await api.get_shard_iterator(
             StreamArn=arn, ShardId=shard_id, ShardIteratorType="TRIM_HORIZON"
         )
     )["ShardIterator"]
-    records: list[dict[str, object]] = (await api.get_records(ShardIterator=iterator))["Records"]
+    records: list[dict[str, Any]] = (await api.get_records(ShardIterator=iterator))["Records"]
     return records
