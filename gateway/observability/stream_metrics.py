@@ -6,17 +6,19 @@
 - `gateway_stream_leases_held`: shard leases this replica holds;
 - `gateway_stream_lease_takeovers_total`: leases taken over from an owner that stopped
   heart-beating;
-- `gateway_stream_records_total`: stream records read.
+- `gateway_stream_records_total`: stream records read;
+- `gateway_change_feed_changes_received_total`: changes this replica's listeners heard (from
+  whichever replica read them).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
-from loaders.changes import ChangeFeed, ShardPosition
+from loaders.changes import Change, ChangeFeed, ShardPosition
 from loaders.streams import StreamObserver
 from loaders.tables import Table, TableNames
 
@@ -63,6 +65,13 @@ class StreamMetrics(StreamObserver):
             registry=registry,
         )
 
+        self.received = Counter(
+            "gateway_change_feed_changes_received",
+            "Changes this replica's listeners heard on the change feed",
+            registry=registry,
+        )
+        feed.listen(_Received(self.received))
+
     def records_read(self, table: Table, shard_id: str, count: int) -> None:
         self.records.inc(count)
 
@@ -80,3 +89,22 @@ class StreamMetrics(StreamObserver):
         labels = (self._tables.name(table), shard_id)
         if self._as_of.pop(labels, None) is not None:
             self.lag.remove(*labels)
+
+
+class _Received:
+    """A feed listener that counts the changes heard."""
+
+    def __init__(self, counter: Counter) -> None:
+        self._counter = counter
+
+    def changes(self, changes: Sequence[Change]) -> None:
+        self._counter.inc(len(changes))
+
+    def position(self, position: ShardPosition) -> None:
+        return None
+
+    def resync(self, reason: str) -> None:
+        return None
+
+    def disconnected(self) -> None:
+        return None

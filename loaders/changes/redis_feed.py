@@ -65,6 +65,7 @@ class RedisChangeFeed:
         self._ready = asyncio.Event()
         self._publisher = random_name()[:16]
         self._number = 0
+        self._sending = asyncio.Lock()
         self._last_seen: dict[str, int] = {}
 
     @property
@@ -89,14 +90,16 @@ class RedisChangeFeed:
         client = self._client
         if client is None or not self._connected:
             raise FeedUnavailable("the change feed is not connected to Redis")
-        body["p"] = self._publisher
-        body["n"] = self._number + 1
-        try:
-            async with asyncio.timeout(self._timeout):
-                await client.publish(self._channel, orjson.dumps(body))
-        except (TimeoutError, coredis.exceptions.RedisError, OSError) as error:
-            raise FeedUnavailable(f"publish to Redis failed: {error!r}") from error
-        self._number += 1
+        # One at a time: the numbers are consecutive and the messages arrive in their order.
+        async with self._sending:
+            body["p"] = self._publisher
+            body["n"] = self._number + 1
+            try:
+                async with asyncio.timeout(self._timeout):
+                    await client.publish(self._channel, orjson.dumps(body))
+            except (TimeoutError, coredis.exceptions.RedisError, OSError) as error:
+                raise FeedUnavailable(f"publish to Redis failed: {error!r}") from error
+            self._number += 1
 
     # --- listening ----------------------------------------------------------------------
 

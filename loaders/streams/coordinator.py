@@ -4,12 +4,14 @@ key `insight-gateway:stream:<table name>:<shard id>`, the checkpoint in its `dat
 Every tick (about a second, jittered) a replica reads the lease items of the listed shards,
 plans the lineage (`shards.plan_shards`) and takes at most ONE more lease, while it holds
 fewer than its share: ceil(readable shards / live replicas), live replicas counted from the
-owners of the leases held now (itself included). A free lease (no item, or released) is
-taken at once; one held by another owner only once its record version has stood still for
-that owner's whole lease duration (LockClient's takeover rule: the owner died). Nothing is
-stolen from a live replica: leases spread as replicas start together, as shards roll over
-(DynamoDB Streams closes each shard within hours and its children are free), and as
-replicas stop (a stopping replica releases its leases, so another takes them at once).
+owners of the leases held now (itself included) whose record version moved within their
+lease duration (one that stopped heart-beating does not count). A free lease (no item, or
+released) is taken at once; one held by another owner only once its record version has
+stood still for that owner's whole lease duration (LockClient's takeover rule: the owner
+died). Nothing is stolen from a live replica: leases spread as replicas start together, as
+shards roll over (DynamoDB Streams closes each shard within hours and its children are
+free), and as replicas stop (a stopping replica releases its leases, so another takes them
+at once).
 """
 
 from __future__ import annotations
@@ -117,6 +119,8 @@ class LeaseCoordinator:
         self._shards: dict[Table, list[Shard]] = {}
         self._discovered_at = -math.inf
         self._held: dict[str, _Held] = {}
+        #: Each lease's record version and when this replica first saw it (monotonic).
+        self._versions: dict[tuple[Table, str], tuple[str, float]] = {}
         self._task: asyncio.Task[None] | None = None
         #: Tables found with no stream enabled (named by `/readyz`).
         self.missing_streams: set[Table] = set()
@@ -172,11 +176,14 @@ class LeaseCoordinator:
             await self._discover()
         candidates: list[_Candidate] = []
         owners = {self.owner_name}
+        now = time.monotonic()
         for table, shards in self._shards.items():
             arn = self._arns[table]
             wanted = {s.shard_id for s in shards} | {s.parent_id for s in shards if s.parent_id}
             views = await self._read_leases(table, sorted(wanted))
-            owners.update(v.owner_name for v in views.values() if not v.released and not v.ended)
+            for shard_id, view in views.items():
+                if not view.released and self._moving(table, shard_id, view, now):
+                    owners.add(view.owner_name)
             plans = plan_shards(shards, views)
             for shard in shards:
                 plan = plans[shard.shard_id]
@@ -201,6 +208,16 @@ class LeaseCoordinator:
                 continue
             if await self._take(key, candidate):
                 return
+
+    def _moving(self, table: Table, shard_id: str, view: LeaseView, now: float) -> bool:
+        """Whether the lease's holder heart-beat within its lease duration, as far as this
+        replica has watched it (a version first seen counts from when it was seen)."""
+        key = (table, shard_id)
+        seen = self._versions.get(key)
+        if seen is None or seen[0] != view.record_version_number:
+            self._versions[key] = (view.record_version_number, now)
+            return True
+        return now - seen[1] <= view.lease_seconds
 
     async def _discover(self) -> None:
         for table in self._tables:
@@ -250,6 +267,7 @@ class LeaseCoordinator:
                 owner_name=seen.owner_name,
                 released=seen.released,
                 record_version_number=seen.record_version_number,
+                lease_seconds=seen.lease_seconds,
                 checkpoint=Checkpoint.decode(seen.data),
             )
 

@@ -62,6 +62,7 @@ class LeaseView:
     owner_name: str
     released: bool
     record_version_number: str
+    lease_seconds: float
     checkpoint: Checkpoint | None
 
     @property
