@@ -4,6 +4,7 @@ data the checkpoint, written only after the changes before it were published."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -135,3 +136,52 @@ async def _all_records(
     )["ShardIterator"]
     records: list[dict[str, Any]] = (await api.get_records(ShardIterator=iterator))["Records"]
     return records
+
+
+async def test_two_replicas_starting_together_share_the_shards(
+    dynamo: Dynamo, dynamodb: DynamoDBClient, tables: TableNames, streams_api: StreamsApi
+) -> None:
+    feed = MemoryChangeFeed()
+    first = coordinator(dynamo, streams_api, feed)
+    second = coordinator(dynamo, streams_api, feed)
+    async with running(first), running(second):
+        await until(lambda: first.held + second.held == 3)
+        # A few more ticks: nobody takes more than its share, nothing changes hands.
+        await asyncio.sleep(1.0)
+        assert sorted([first.held, second.held]) == [1, 2]
+        assert set(first.held_shards()).isdisjoint(second.held_shards())
+
+
+async def test_a_lease_taken_by_another_owner_stops_the_reader_and_keeps_its_checkpoint(
+    dynamo: Dynamo, dynamodb: DynamoDBClient, tables: TableNames, streams_api: StreamsApi
+) -> None:
+    feed = MemoryChangeFeed()
+    recorder = Recorder()
+    feed.listen(recorder)
+    shard_id = await shard_of(streams_api, dynamodb, tables.balance_settings)
+    key = {"key": {"S": lease_key(tables.balance_settings, shard_id)}}
+    reader = coordinator(
+        dynamo, streams_api, feed, tables=[Table.BALANCE_SETTINGS], lease_seconds=60
+    )
+    async with running(reader):
+        await until(lambda: reading(recorder, [Table.BALANCE_SETTINGS]))
+        # Another owner's write (as after a takeover) replaces the version and the data.
+        theirs = orjson.dumps({"seq": "theirs"})
+        await dynamodb.update_item(
+            TableName=tables.locks,
+            Key=key,
+            UpdateExpression="SET ownerName = :o, recordVersionNumber = :v, #d = :d",
+            ExpressionAttributeNames={"#d": "data"},
+            ExpressionAttributeValues={
+                ":o": {"S": "OTHER"},
+                ":v": {"S": "2:OTHER"},
+                ":d": {"B": theirs},
+            },
+        )
+        await dynamodb.put_item(TableName=tables.balance_settings, Item={"user_id": {"S": "u8"}})
+        await until(lambda: reader.held == 0)
+        await asyncio.sleep(0.5)
+    item = (await dynamodb.get_item(TableName=tables.locks, Key=key))["Item"]
+    assert item["ownerName"] == {"S": "OTHER"}
+    assert bytes(item["data"]["B"]) == theirs
+    assert "isReleased" not in item
