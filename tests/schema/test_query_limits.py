@@ -8,7 +8,7 @@ import strawberry
 from strawberry.extensions import SchemaExtension
 
 from gateway.settings import Settings
-from schema.extensions import CostPolicy, query_limits
+from schema.extensions import CostMeasure, CostPolicy, query_limits
 from schema.extensions.measures import token_count
 
 # Every resolver that stands for a table read appends here: a refused query leaves it empty.
@@ -58,7 +58,7 @@ POLICY = CostPolicy(field_costs={"Person.friend": 1, "Person.months": 1})
 
 
 def limited_schema(settings: Settings = LIMITS) -> strawberry.Schema:
-    extensions: list[Any] = query_limits(settings.query_limits, POLICY)
+    extensions: list[Any] = query_limits(settings.query_limits, CostMeasure(POLICY))
     return strawberry.Schema(query=Query, extensions=extensions)
 
 
@@ -333,7 +333,7 @@ def test_default_limits_are_the_documented_ones() -> None:
     ) == (2000, 10, 30, 10_000)
     configured = Settings.from_environ({"INSIGHT_MAX_QUERY_DEPTH": "3"})
     extensions: list[SchemaExtension] = [
-        factory() for factory in query_limits(configured.query_limits, POLICY)
+        factory() for factory in query_limits(configured.query_limits, CostMeasure(POLICY))
     ]
     assert [(type(e).__name__, getattr(e, "maximum", None)) for e in extensions] == [
         ("TokenLimit", 2000),
@@ -354,7 +354,7 @@ async def test_the_token_limit_holds_behind_a_parser_cache() -> None:
     the operation instead of ending in a result; the refusal must be the same."""
     from strawberry.extensions import ParserCache
 
-    extensions: list[Any] = [ParserCache, *query_limits(LIMITS.query_limits, POLICY)]
+    extensions: list[Any] = [ParserCache, *query_limits(LIMITS.query_limits, CostMeasure(POLICY))]
     schema = strawberry.Schema(query=Query, extensions=extensions)
     flood = "{ person(id: 1) { " + "id " * 300 + "} }"
     result = await schema.execute(flood)
@@ -372,10 +372,8 @@ def cached_schema() -> tuple[strawberry.Schema, dict[str, Any]]:
     """A schema behind a parser cache, as the gateway's, with each limit's memo by name."""
     from strawberry.extensions import ParserCache
 
-    limits = query_limits(LIMITS.query_limits, POLICY)
-    memos = {
-        type(factory()).__name__: getattr(factory, "keywords", {}).get("memo") for factory in limits
-    }
+    limits = query_limits(LIMITS.query_limits, CostMeasure(POLICY))
+    memos = {type(factory()).__name__: getattr(factory(), "memo", None) for factory in limits}
     extensions: list[Any] = [ParserCache, *limits]
     return strawberry.Schema(query=Query, extensions=extensions), memos
 
