@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-import schema.extensions.cost_limit
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
+from schema.extensions.measures import query_cost
 from tests.gateway.http_client import gateway_client
 from tests.gateway.protection.test_rate_limit import BY_VARIABLE, ONE, bearer, remaining
 
@@ -19,14 +19,14 @@ async def test_each_document_is_measured_once_for_the_limit_and_the_charge(
     settings: Settings, dynamo: Dynamo, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     measured: list[str | None] = []
-    query_cost = schema.extensions.cost_limit.query_cost
 
     def counted(*args: Any, **kwargs: Any) -> int:
         cost = query_cost(*args, **kwargs)
         measured.append(args[3])  # the operation name
         return cost
 
-    monkeypatch.setattr(schema.extensions.cost_limit, "query_cost", counted)
+    # The name the cost measure calls (schema/extensions/cost_limit.py imports it).
+    monkeypatch.setattr("schema.extensions.cost_limit.query_cost", counted)
     async with gateway_client(settings, dynamo, clock, rate_limit_user="100/hour") as client:
 
         async def post(query: str, variables: dict[str, Any] | None = None) -> int:
