@@ -33,6 +33,7 @@ from loaders.lock import Lock, LockClient, LockLost, LockNotGranted
 from loaders.lock.item import ATTR_KEY, seen_from_item
 from loaders.streams.api import STREAMED_TABLES, StreamsApi
 from loaders.streams.checkpoint import Checkpoint
+from loaders.streams.cleanup import forget, forgettable
 from loaders.streams.reader import Outcome, Pace, ReadObserver, ShardGone, ShardReader
 from loaders.streams.shards import (
     LeaseView,
@@ -178,9 +179,14 @@ class LeaseCoordinator:
         owners = {self.owner_name}
         now = time.monotonic()
         for table, shards in self._shards.items():
-            arn = self._arns[table]
+            arn = self._arns.get(table)
+            if arn is None:
+                continue
             wanted = {s.shard_id for s in shards} | {s.parent_id for s in shards if s.parent_id}
             views = await self._read_leases(table, sorted(wanted))
+            for parent in forgettable(shards, views):
+                key = lease_key(self._table_name(table), parent)
+                await forget(self._dynamo, self.locks.table_name, key, views[parent])
             for shard_id, view in views.items():
                 if not view.released and self._moving(table, shard_id, view, now):
                     owners.add(view.owner_name)

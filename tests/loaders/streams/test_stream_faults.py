@@ -258,3 +258,32 @@ async def test_records_of_one_batch_make_one_change_per_partition(
     async with running(coordinator(dynamo, stream, feed, tables=PAVE)):
         await until(lambda: "PAYDAY#u1" in keys(recorder.heard))
     assert keys(recorder.heard) == ["USERS#u1", "PAYDAY#u1"]
+
+
+async def test_a_parent_trimmed_before_its_end_resyncs_and_its_lease_item_is_then_deleted(
+    dynamo: Dynamo, dynamodb: DynamoDBClient, tables: TableNames
+) -> None:
+    stream = SyntheticStream()
+    # The parent is no longer listed: trimmed, while its lease says it was not finished.
+    stream.add_shard("shard-child", parent_id="shard-gone")
+    stream.write("shard-child", "USERS#child")
+    await put_lease(dynamodb, tables, "shard-gone", Checkpoint(sequence_number="42"))
+    feed = MemoryChangeFeed()
+    recorder = Recorder()
+    feed.listen(recorder)
+    parent_key = {"key": {"S": lease_key(tables.pave, "shard-gone")}}
+    async with running(coordinator(dynamo, stream, feed, tables=PAVE)):
+        await until(lambda: "USERS#child" in keys(recorder.heard))
+        for _ in range(100):
+            answer = await dynamodb.get_item(TableName=tables.locks, Key=parent_key)
+            if "Item" not in answer:
+                break
+        assert "Item" not in await dynamodb.get_item(TableName=tables.locks, Key=parent_key)
+    assert recorder.heard[0] == (
+        "resync",
+        "pave: shard shard-gone was trimmed before it was read to its end",
+    )
+    opened = stream.faults.of("GetShardIterator")[0].params
+    assert (opened["ShardId"], opened["ShardIteratorType"]) == ("shard-child", "TRIM_HORIZON")
+    # The child's own lease stays, with its checkpoint.
+    assert set(await lease_data(dynamodb, tables, "shard-child")) == {"seq"}
