@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -44,7 +44,7 @@ async def put_lease(
     )
 
 
-async def lease_data(dynamodb: DynamoDBClient, tables: TableNames, shard_id: str) -> object:
+async def lease_data(dynamodb: DynamoDBClient, tables: TableNames, shard_id: str) -> Any:
     key = {"key": {"S": lease_key(tables.pave, shard_id)}}
     item = (await dynamodb.get_item(TableName=tables.locks, Key=key, ConsistentRead=True))["Item"]
     return orjson.loads(item["data"]["B"])
