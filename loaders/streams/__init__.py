@@ -11,7 +11,8 @@
 
 from loaders.streams.api import STREAMED_TABLES, StreamsApi
 from loaders.streams.checkpoint import Checkpoint
-from loaders.streams.coordinator import LeaseCoordinator, StreamObserver, lease_key
+from loaders.streams.coordinator import LeaseCoordinator, lease_key
+from loaders.streams.observer import StreamObserver
 from loaders.streams.shards import Shard
 
 __all__ = [

@@ -34,7 +34,8 @@ from loaders.lock.item import ATTR_KEY, seen_from_item
 from loaders.streams.api import STREAMED_TABLES, StreamsApi
 from loaders.streams.checkpoint import Checkpoint
 from loaders.streams.cleanup import forget, forgettable
-from loaders.streams.reader import Outcome, Pace, ReadObserver, ShardGone, ShardReader
+from loaders.streams.observer import StreamObserver
+from loaders.streams.reader import Outcome, Pace, ShardGone, ShardReader
 from loaders.streams.shards import (
     LeaseView,
     Plan,
@@ -53,16 +54,6 @@ LEASE_PREFIX = "insight-gateway:stream:"
 
 def lease_key(table_name: str, shard_id: str) -> str:
     return f"{LEASE_PREFIX}{table_name}:{shard_id}"
-
-
-class StreamObserver(ReadObserver):
-    """What the coordinator reports (metrics); every method is a no-op here."""
-
-    def lease_taken(self, table: Table, shard_id: str, *, takeover: bool) -> None:
-        return None
-
-    def lease_dropped(self, table: Table, shard_id: str) -> None:
-        return None
 
 
 @dataclass(slots=True)
@@ -123,6 +114,7 @@ class LeaseCoordinator:
         #: Each lease's record version and when this replica first saw it (monotonic).
         self._versions: dict[tuple[Table, str], tuple[str, float]] = {}
         self._task: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
         #: Tables found with no stream enabled (named by `/readyz`).
         self.missing_streams: set[Table] = set()
 
@@ -143,10 +135,15 @@ class LeaseCoordinator:
     async def stop(self) -> None:
         """Stop reading and release every lease (kept, with its checkpoint), so that another
         replica takes over at once."""
+        self._stopping.set()
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            # The tick ends at its next pause (a lease being taken is registered first).
+            try:
+                await asyncio.wait_for(asyncio.shield(self._task), timeout=10.0)
+            except TimeoutError:
+                self._task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._task
             self._task = None
         held = list(self._held.values())
         self._held.clear()
@@ -163,14 +160,16 @@ class LeaseCoordinator:
     # --- the tick -----------------------------------------------------------------------
 
     async def _run(self) -> None:
-        while True:
+        while not self._stopping.is_set():
             try:
                 await self._once()
             except asyncio.CancelledError:
                 raise
             except Exception:  # DynamoDB down: the next tick tries again
                 log.warning("stream lease tick failed", exc_info=True)
-            await asyncio.sleep(random.uniform(0.75, 1.25) * self._tick)
+            with contextlib.suppress(TimeoutError):
+                pause = random.uniform(0.75, 1.25) * self._tick
+                await asyncio.wait_for(self._stopping.wait(), timeout=pause)
 
     async def _once(self) -> None:
         if time.monotonic() - self._discovered_at >= self._discovery_seconds:
@@ -367,7 +366,7 @@ class LeaseCoordinator:
         while True:
             await asyncio.sleep(self._heartbeat_seconds)
             try:
-                await self.locks.send_heartbeat(lock)
+                await asyncio.shield(self.locks.send_heartbeat(lock))
             except LockLost:
                 return
             except (DynamoDBUnavailable, DynamoDBFailure):

@@ -28,6 +28,7 @@ from loaders.streams.api import (
     error_code,
 )
 from loaders.streams.checkpoint import Checkpoint
+from loaders.streams.observer import ReadObserver
 from loaders.streams.shards import Plan, Start
 from loaders.tables import Table
 
@@ -56,16 +57,6 @@ class Outcome(enum.Enum):
     ENDED = "ended"  # closed and read to its end; checkpoint says so
     LOST = "lost"  # the lease is no longer ours
     GONE = "gone"  # the stream or shard no longer exists
-
-
-class ReadObserver:
-    """What a reader reports (metrics); every method is a no-op here."""
-
-    def records_read(self, table: Table, shard_id: str, count: int) -> None:
-        return None
-
-    def position(self, position: ShardPosition) -> None:
-        return None
 
 
 class ShardReader:
@@ -112,6 +103,11 @@ class ShardReader:
                 return Outcome.LOST
             if iterator is None:
                 return await self._ended()
+            if not self._feed.connected:
+                # Nothing can be published: read nothing (the checkpoint stays) until the
+                # feed is back; an iterator that expires meanwhile is opened again.
+                await asyncio.sleep(self._pace.idle_interval)
+                continue
             await self._wait_turn()
             called_at = self._now()
             try:
@@ -119,10 +115,10 @@ class ShardReader:
             except Exception as error:  # each failure is classified
                 iterator = await self._after_failure(error, iterator)
                 continue
-            self._failures = 0
             records: list[dict[str, Any]] = answer.get("Records", [])
             try:
                 await self._publish(records, called_at)
+                self._failures = 0
             except LockLost:
                 return Outcome.LOST
             except Exception:  # the feed failed: read again from the checkpoint
@@ -174,7 +170,9 @@ class ShardReader:
         """Write the checkpoint with a heartbeat conditioned on our owner and version.
         DynamoDB unavailable: the next batch writes a later one (at least once)."""
         try:
-            await self._locks.send_heartbeat(self.lock, data=checkpoint.encode())
+            # Shielded: a write cancelled on its way (the replica stopping) still lands and
+            # updates the lock's version, so that the release after it is not refused.
+            await asyncio.shield(self._locks.send_heartbeat(self.lock, data=checkpoint.encode()))
         except (DynamoDBUnavailable, DynamoDBFailure):
             log.warning("checkpoint of %s %s not written", self.table.value, self.shard_id)
             return
@@ -183,7 +181,7 @@ class ShardReader:
     async def _ended(self) -> Outcome:
         checkpoint = Checkpoint(sequence_number=self.checkpoint.sequence_number, ended=True)
         try:
-            await self._locks.send_heartbeat(self.lock, data=checkpoint.encode())
+            await asyncio.shield(self._locks.send_heartbeat(self.lock, data=checkpoint.encode()))
         except LockLost:
             return Outcome.LOST
         self.checkpoint = checkpoint

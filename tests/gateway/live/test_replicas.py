@@ -168,3 +168,32 @@ async def test_sigterm_hands_the_leases_over_at_once(
     assert second.metric("gateway_stream_lease_takeovers_total") == 0
     await write(dynamodb, tables, "after")
     await until(lambda: Change(Table.PAVE, "USERS#after") in heard.heard)
+
+
+async def test_a_frozen_redis_cuts_both_replicas_off_and_a_change_made_meanwhile_arrives_after(
+    replicas: Callable[[], Replica],
+    dynamodb: DynamoDBClient,
+    tables: TableNames,
+    heard: Recorder,
+    redis_server: RedisServer,
+) -> None:
+    first, second = await two_replicas_reading(replicas, dynamodb, tables, heard)
+    received = "gateway_change_feed_changes_received_total"
+    before = first.metric(received)
+    redis_server.pause()
+    try:
+        await until(lambda: first.metric("gateway_change_feed_connected") == 0)
+        await until(lambda: second.metric("gateway_change_feed_connected") == 0)
+        await write(dynamodb, tables, "while-frozen")
+        await asyncio.sleep(1.0)
+        assert first.metric(received) == before
+    finally:
+        redis_server.resume()
+    await until(lambda: first.metric("gateway_change_feed_connected") == 1)
+    await until(lambda: second.metric("gateway_change_feed_connected") == 1)
+    # The reader kept its checkpoint while it could not publish: the change is published
+    # once the feed is back (and heard by the publisher's own subscription, connected first).
+    await until(lambda: first.metric(received) >= before + 1)
+    # Every replica cut off resyncs once back (a listener that reconnected after the publish
+    # hears the resync instead of the change: either way nothing is silently missed).
+    await until(lambda: ("resync", "change feed reconnected") in heard.heard)
