@@ -226,7 +226,8 @@ class LeaseCoordinator:
 
     async def _discover(self) -> None:
         for table in self._tables:
-            arn = self._arns.get(table) or await self._stream_arn(table)
+            # DescribeTable each time: a stream disabled and enabled again has a new ARN.
+            arn = await self._stream_arn(table)
             if arn is None:
                 self._shards.pop(table, None)
                 continue

@@ -36,9 +36,10 @@ log = logging.getLogger("gateway.streams")
 
 #: Records a GetRecords may return (DynamoDB Streams' maximum).
 RECORDS_LIMIT = 1000
-#: ApproximateCreationDateTime is rounded to the second: a takeover after a LATEST start
-#: publishes records from this long before that start, to be sure to miss none.
-SINCE_MARGIN_SECONDS = 1.0
+#: A takeover after a LATEST start publishes records from this long before that start: the
+#: ApproximateCreationDateTime is DynamoDB's clock, rounded down to the second, and the
+#: start was this host's; a few changes published twice are harmless, a missed one is not.
+SINCE_MARGIN_SECONDS = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +91,9 @@ class ShardReader:
         checkpoint = plan.checkpoint or Checkpoint()
         self.checkpoint = checkpoint
         # Records older than this are not published (a takeover after a LATEST start).
-        self._since = None if checkpoint.since is None else checkpoint.since - SINCE_MARGIN_SECONDS
+        self._since: float | None = None
+        if checkpoint.since is not None and plan.start is Start.TRIM_HORIZON:
+            self._since = checkpoint.since - SINCE_MARGIN_SECONDS
         self._last_call = -1e9
         self._failures = 0
 
@@ -224,7 +227,8 @@ class ShardReader:
         if start is Start.LATEST:
             # Nothing read yet: from the start, publishing only what came after ours.
             start = Start.TRIM_HORIZON
-            self._since = self._since or (self.checkpoint.since or self._now()) - 1.0
+            if self._since is None:
+                self._since = (self.checkpoint.since or self._now()) - SINCE_MARGIN_SECONDS
         return await self._open(start)
 
     async def _after_failure(self, error: Exception, iterator: str) -> str | None:

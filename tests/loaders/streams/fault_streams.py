@@ -74,8 +74,8 @@ class SyntheticShard:
     shard_id: str
     parent_id: str | None = None
     closed: bool = False
-    #: (sequence number, partition key value) in order.
-    records: list[tuple[int, str]] = field(default_factory=list)
+    #: (sequence number, partition key value, creation time) in order.
+    records: list[tuple[int, str, datetime]] = field(default_factory=list)
     #: Records before this index are trimmed.
     trimmed: int = 0
     #: Every GetRecords answers a full page of new records (a busy shard).
@@ -100,16 +100,16 @@ class SyntheticStream:
         self.shards[shard_id] = shard
         return shard
 
-    def write(self, shard_id: str, key: str) -> int:
+    def write(self, shard_id: str, key: str, created: datetime | None = None) -> int:
         sequence = next(self._sequence)
-        self.shards[shard_id].records.append((sequence, key))
+        self.shards[shard_id].records.append((sequence, key, created or datetime.now(UTC)))
         return sequence
 
-    def _record(self, sequence: int, key: str) -> dict[str, Any]:
+    def _record(self, sequence: int, key: str, created: datetime) -> dict[str, Any]:
         return {
             "eventName": "MODIFY",
             "dynamodb": {
-                "ApproximateCreationDateTime": datetime.now(UTC),
+                "ApproximateCreationDateTime": created,
                 "Keys": {self._partition_key: {"S": key}, "SK": {"S": "x"}},
                 "SequenceNumber": str(sequence),
                 "StreamViewType": "KEYS_ONLY",
@@ -151,7 +151,7 @@ class SyntheticStream:
             index = len(shard.records)
         else:
             after = int(params["SequenceNumber"])
-            sequences = [sequence for sequence, _ in shard.records]
+            sequences = [sequence for sequence, _, _ in shard.records]
             if after not in sequences or sequences.index(after) < shard.trimmed:
                 raise client_error("TrimmedDataAccessException", "GetShardIterator")
             index = sequences.index(after) + 1
@@ -174,7 +174,7 @@ class SyntheticStream:
             for _ in range(limit):
                 self.write(shard_id, "USERS#busy")
         page = shard.records[index : index + limit]
-        answer: dict[str, Any] = {"Records": [self._record(s, k) for s, k in page]}
+        answer: dict[str, Any] = {"Records": [self._record(*record) for record in page]}
         end = index + len(page)
         if not (shard.closed and end >= len(shard.records)):
             answer["NextShardIterator"] = self._iterator(shard_id, end)

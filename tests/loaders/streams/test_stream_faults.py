@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -287,3 +288,25 @@ async def test_a_parent_trimmed_before_its_end_resyncs_and_its_lease_item_is_the
     assert (opened["ShardId"], opened["ShardIteratorType"]) == ("shard-child", "TRIM_HORIZON")
     # The child's own lease stays, with its checkpoint.
     assert set(await lease_data(dynamodb, tables, "shard-child")) == {"seq"}
+
+
+async def test_a_takeover_before_any_record_reads_from_the_start_and_publishes_from_then_on(
+    dynamo: Dynamo, dynamodb: DynamoDBClient, tables: TableNames
+) -> None:
+    """The first reader began at LATEST and stopped before reading a record: its successor
+    reads from TRIM_HORIZON and publishes what came after that start (with a margin)."""
+    stream = SyntheticStream()
+    stream.add_shard("shard-1")
+    now = datetime.now(UTC)
+    stream.write("shard-1", "USERS#long-before", created=now - timedelta(hours=1))
+    stream.write("shard-1", "USERS#after-the-start", created=now - timedelta(seconds=5))
+    started = (now - timedelta(seconds=10)).timestamp()
+    await put_lease(dynamodb, tables, "shard-1", Checkpoint(since=started))
+    feed = MemoryChangeFeed()
+    recorder = Recorder()
+    feed.listen(recorder)
+    async with running(coordinator(dynamo, stream, feed, tables=PAVE)):
+        await until(lambda: "USERS#after-the-start" in keys(recorder.heard))
+    assert keys(recorder.heard) == ["USERS#after-the-start"]
+    opened = stream.faults.of("GetShardIterator")[0].params
+    assert opened["ShardIteratorType"] == "TRIM_HORIZON"
