@@ -83,7 +83,14 @@ def create_app(
     )
     if gate.trusted is not None:
         metrics.operation_label = gate.trusted.label_of
-    graphql = GatewayGraphQL(schema, settings=settings, clock=clock, graphiql=graphiql, gate=gate)
+    graphql = GatewayGraphQL(
+        schema,
+        settings=settings,
+        clock=clock,
+        graphiql=graphiql,
+        gate=gate,
+        count_error=metrics.count_error,
+    )
     app = Starlette(
         routes=[
             # Every method reaches the view, which answers the wrong ones with a GraphQL 405.

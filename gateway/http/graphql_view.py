@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import re
 import uuid
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
@@ -85,7 +86,10 @@ class GatewayGraphQL(GraphQL[Context, None]):
         verifier: TokenVerifier | None = None,
         graphiql: GraphiQLDefaults | None = None,
         gate: OperationGate | None = None,
+        count_error: Callable[[str], None] | None = None,
     ) -> None:
+        """`count_error` is called once per error answered, with the `extensions.code` the
+        client sees (the metrics' `gateway_graphql_errors`)."""
         super().__init__(
             schema,
             graphql_ide="graphiql" if settings.graphiql else None,
@@ -102,6 +106,7 @@ class GatewayGraphQL(GraphQL[Context, None]):
         )
         # Rendered once: choosing local or CDN assets hashes the asset files.
         self.graphiql_html = (graphiql or GraphiQLDefaults()).render()
+        self.count_error = count_error
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
@@ -123,6 +128,10 @@ class GatewayGraphQL(GraphQL[Context, None]):
             response = error_response(500, [internal], media_type)
         response.headers["X-Request-ID"] = request_id
         protect(response)
+        if self.count_error is not None and isinstance(response, GraphQLResponse):
+            # Counted from the payload as answered, once every code is final.
+            for code in answered_codes(response.payload):
+                self.count_error(code)
         await response(scope, receive, send)
 
     async def render_graphql_ide(self, request: Request) -> Response:
@@ -273,10 +282,26 @@ def error_response(status: int, errors: list[GatewayError], media_type: str) -> 
     return json_response(status, {"errors": [formatted(error) for error in errors]}, media_type)
 
 
-def json_response(status: int, payload: Any, media_type: str) -> Response:
-    # orjson writes what `json.dumps(separators=(",", ":"), ensure_ascii=False)` wrote,
-    # UTF-8 and compact, in a fraction of its time. Where they differ it is stricter: a
-    # non-finite float would be null, not the invalid `NaN` (graphql-core never lets one
-    # through a Float), and a value it cannot encode raises (a 500) as json's did.
-    body = orjson.dumps(payload)
-    return Response(body, status_code=status, media_type=f"{media_type}; charset=utf-8")
+class GraphQLResponse(Response):
+    """A GraphQL answer that keeps the payload it was written from."""
+
+    def __init__(self, payload: Any, status: int, media_type: str) -> None:
+        # orjson writes what `json.dumps(separators=(",", ":"), ensure_ascii=False)` wrote,
+        # UTF-8 and compact, in a fraction of its time. Where they differ it is stricter: a
+        # non-finite float would be null, not the invalid `NaN` (graphql-core never lets one
+        # through a Float), and a value it cannot encode raises (a 500) as json's did.
+        super().__init__(
+            orjson.dumps(payload), status_code=status, media_type=f"{media_type}; charset=utf-8"
+        )
+        self.payload = payload
+
+
+def json_response(status: int, payload: Any, media_type: str) -> GraphQLResponse:
+    return GraphQLResponse(payload, status, media_type)
+
+
+def answered_codes(payload: Any) -> Iterator[str]:
+    """The `extensions.code` of each error of a payload (or of a batch's payloads)."""
+    for one in payload if isinstance(payload, list) else [payload]:
+        for error in one.get("errors") or ():
+            yield str((error.get("extensions") or {}).get("code") or "UNCODED")
