@@ -76,7 +76,7 @@ def embedded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedded]:
             _wait_until_healthy(url, process, output)
             printed = output.read_text()
             assert f"GraphiQL: {url}/graphql" in printed
-            token = re.search(r"pre-filled in GraphiQL:\n(\S+)\n", printed)
+            token = re.search(r"^export DASHBOARD_TOKEN=(\S+)$", printed, re.M)
             assert token is not None, printed
             yield Embedded(url=url, token=token.group(1))
         finally:
