@@ -35,6 +35,7 @@ DateScalar: ScalarDefinition = dataclasses.replace(
     "day; otherwise it is the date as the source computed it.",
 )
 
+
 def format_decimal(value: object) -> str:
     """A Decimal's wire form: two decimals at least (`"1.10"`, `"100.00"`), more where the
     number has more (`"1.005"`), never rounded and never in exponent notation.
