@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -199,3 +200,19 @@ def test_a_production_serve_never_reads_the_development_secret(
     assert production.tokens == {}
     assert refused.status_code == 401
     assert refused.json()["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_serve_takes_a_port_and_does_not_need_npm() -> None:
+    root = Path(__file__).resolve().parents[3]
+    dry = subprocess.run(
+        ["make", "-n", "-C", str(root), "serve", "PORT=8123"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert dry.returncode == 0, dry.stderr
+    commands = dry.stdout.splitlines()
+    assert ".venv/bin/python -m gateway.http.graphiql_assets --optional" in commands
+    assert ".venv/bin/insight-gateway serve --embedded --port 8123" in commands
