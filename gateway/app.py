@@ -11,7 +11,7 @@ from starlette.routing import Route
 
 from gateway.http.budget_charge import BudgetCharge
 from gateway.http.cors import cors_middleware
-from gateway.http.graphiql import GraphiQLDefaults, graphiql_static_mount
+from gateway.http.graphiql import GraphiQLDefaults, graphiql_redirect_route, graphiql_static_mount
 from gateway.http.graphql_view import GatewayGraphQL
 from gateway.http.operation_gate import OperationGate
 from gateway.http.rate_limit import Budgets
@@ -99,6 +99,8 @@ def create_app(
             Route("/readyz", readyz, methods=["GET"]),
             Route("/metrics", metrics.endpoint, methods=["GET"]),
             graphiql_static_mount(),
+            # With GraphiQL on, `/` leads a browser to it; off, `/` stays a plain 404.
+            *([graphiql_redirect_route()] if settings.graphiql else []),
         ],
         # Outermost: every answer is counted, CORS refusals too.
         middleware=[

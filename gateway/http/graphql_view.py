@@ -32,6 +32,7 @@ from strawberry.types.graphql import OperationType
 
 from gateway.auth.tokens import TokenVerifier
 from gateway.http.graphiql import GraphiQLDefaults
+from gateway.http.graphiql_assets import assets_present
 from gateway.http.graphql_payload import formatted, is_request_error, payload_of
 from gateway.http.graphql_request import (
     GraphQLRequest,
@@ -105,7 +106,9 @@ class GatewayGraphQL(GraphQL[Context, None]):
             persisted_queries=PersistedQueries(settings.persisted_query_cache_size),
         )
         # Rendered once: choosing local or CDN assets hashes the asset files.
-        self.graphiql_html = (graphiql or GraphiQLDefaults()).render()
+        self.graphiql = graphiql or GraphiQLDefaults()
+        self.local_assets = assets_present()
+        self.graphiql_html = self.graphiql.render(local_assets=self.local_assets)
         self.count_error = count_error
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -136,7 +139,25 @@ class GatewayGraphQL(GraphQL[Context, None]):
 
     async def render_graphql_ide(self, request: Request) -> Response:
         # Our page loads GraphiQL from the gateway's own static files, not strawberry's CDN.
-        return HTMLResponse(self.graphiql_html)
+        query = request.query_params.get("query")
+        if not query:
+            return HTMLResponse(self.graphiql_html)
+        # A link to a query (`/graphql?query=…`) opens GraphiQL on it; the browser sends no
+        # token on a navigation, so it runs when the user presses run, with their headers.
+        page = self.graphiql.render(
+            query=query,
+            variables=request.query_params.get("variables"),
+            local_assets=self.local_assets,
+        )
+        return HTMLResponse(page)
+
+    def wants_graphiql(self, request: Request, accept: str | None) -> bool:
+        """A browser navigating here: no query, or a query and no token (a link opened)."""
+        if request.method != "GET" or not prefers_html(accept):
+            return False
+        if "query" not in request.query_params:
+            return True
+        return self.graphql_ide is not None and "authorization" not in request.headers
 
     async def respond(self, request: Request, request_id: str) -> Response:
         if request.method not in ("GET", "POST"):
@@ -146,7 +167,7 @@ class GatewayGraphQL(GraphQL[Context, None]):
                 {"Allow": ALLOWED_METHODS},
             )
         accept = request.headers.get("accept")
-        if request.method == "GET" and "query" not in request.query_params and prefers_html(accept):
+        if self.wants_graphiql(request, accept):
             if self.graphql_ide is None:
                 raise HttpProblem(404, BadRequest("GraphiQL is turned off on this gateway"))
             return await self.render_graphql_ide(request)
