@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from gateway.auth.token_command import add_token_command
 from gateway.cli.admin import AdminError, create_local_tables, seed_local_demo
 from gateway.cli.documents import add_documents_command
+from gateway.cli.sdl import entry_points_first
 from gateway.cli.serve import run_serve
 from gateway.settings import Settings, SettingsError
 from schema.clock import SystemClock
@@ -116,9 +117,13 @@ def run_schema(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def schema_sdl(*, federation: bool = False) -> str:
-    """The printed schema, newline-terminated: the content of schema.graphql; with
-    `federation`, the subgraph's SDL (what its `_service { sdl }` answers)."""
-    return build_schema(federation=federation).as_str() + "\n"
+    """The printed schema, newline-terminated: the content of schema.graphql, its entry
+    points first; with `federation`, the subgraph's SDL exactly as its `_service { sdl }`
+    answers it."""
+    built = build_schema(federation=federation)
+    if federation:
+        return built.as_str() + "\n"
+    return entry_points_first(built.as_str(), built._schema) + "\n"
 
 
 def run_create_tables(args: argparse.Namespace, settings: Settings) -> int:
