@@ -161,7 +161,7 @@ def _serve(args: argparse.Namespace, settings: Settings, sock: socket.socket) ->
         config = uvicorn.Config(
             app,
             log_level="info",
-            log_config=log_config(),
+            log_config=log_config(settings.log_format),
             access_log=False,
             timeout_graceful_shutdown=math.ceil(settings.shutdown_grace_seconds),
         )
