@@ -52,7 +52,10 @@ class DemoToken:
 DEMO_TOKENS = (
     DemoToken("TOKEN", ADA, (), "an end user: reads only their own user (viewer)"),
     DemoToken(
-        "DASHBOARD_TOKEN", "demo-dashboard", (DASHBOARD,), "a dashboard: reads any user (users)"
+        "DASHBOARD_TOKEN",
+        "demo-dashboard",
+        (DASHBOARD,),
+        "a dashboard: reads any user (users(ids:))",
     ),
     DemoToken("WRITER_TOKEN", "demo-writer", (WRITER,), "a writer: calls the mutations"),
 )
@@ -198,10 +201,8 @@ def _shown(path: Path) -> str:
 
 def _print_tokens(tokens: dict[str, str], origin: str) -> None:
     days = DEMO_LIFETIME.days
-    print(
-        f"Tokens for {days} days, signed with {origin}; "
-        "`insight-gateway token` in this checkout signs with it too. Paste into a shell:"
-    )
+    print(f"Tokens for {days} days, signed with {origin};")
+    print("`insight-gateway token` run in this checkout signs with it too. Paste into a shell:")
     for demo in DEMO_TOKENS:
         print(f"# {demo.sub}, {demo.what}")
         print(f"export {demo.variable}={tokens[demo.variable]}")
