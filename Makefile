@@ -54,8 +54,12 @@ $(FEDERATION): tests/federation/package-lock.json
 schema: $(STAMP)
 	$(BIN)/insight-gateway schema > schema.graphql
 
-serve: $(STAMP) graphiql-assets
-	$(BIN)/insight-gateway serve --embedded
+# `make serve PORT=8001` when 8000 is taken. Without npm (or a network) GraphiQL's assets are
+# skipped with a warning, and the page loads its scripts from the public CDN.
+PORT ?= 8000
+serve: $(STAMP)
+	$(BIN)/python -m gateway.http.graphiql_assets --optional
+	$(BIN)/insight-gateway serve --embedded --port $(PORT)
 
 test: lint pytest
 

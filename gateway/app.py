@@ -10,7 +10,7 @@ from starlette.middleware import Middleware
 from starlette.routing import Route
 
 from gateway.http.cors import cors_middleware
-from gateway.http.graphiql import GraphiQLDefaults, graphiql_static_mount
+from gateway.http.graphiql import GraphiQLDefaults, graphiql_redirect_route, graphiql_static_mount
 from gateway.http.graphql_view import GatewayGraphQL
 from gateway.http.operation_gate import OperationGate
 from gateway.observability.dynamodb_failures import FailureLog
@@ -83,7 +83,14 @@ def create_app(
     )
     if gate.trusted is not None:
         metrics.operation_label = gate.trusted.label_of
-    graphql = GatewayGraphQL(schema, settings=settings, clock=clock, graphiql=graphiql, gate=gate)
+    graphql = GatewayGraphQL(
+        schema,
+        settings=settings,
+        clock=clock,
+        graphiql=graphiql,
+        gate=gate,
+        count_error=metrics.count_error,
+    )
     app = Starlette(
         routes=[
             # Every method reaches the view, which answers the wrong ones with a GraphQL 405.
@@ -92,6 +99,8 @@ def create_app(
             Route("/readyz", readyz, methods=["GET"]),
             Route("/metrics", metrics.endpoint, methods=["GET"]),
             graphiql_static_mount(),
+            # With GraphiQL on, `/` leads a browser to it; off, `/` stays a plain 404.
+            *([graphiql_redirect_route()] if settings.graphiql else []),
         ],
         # Outermost: every answer is counted, CORS refusals too.
         middleware=[

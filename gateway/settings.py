@@ -84,6 +84,9 @@ class Settings:
     cache: bool = False
     cache_max_bytes: int = 268_435_456
     cache_max_lag_seconds: float = 2.0
+    # Log lines (gateway/observability/logs.py): `auto` is `console` (plain, coloured lines)
+    # when stderr is a terminal, else `json` (one object a line, for production).
+    log_format: str = "auto"
 
     @property
     def query_limits(self) -> QueryLimits:
@@ -163,12 +166,14 @@ class Settings:
                 "INSIGHT_SHUTDOWN_GRACE_SECONDS", 20.0, minimum=0, maximum=600
             ),
             federation=env.boolean("INSIGHT_FEDERATION", False),
+            log_format=env.choice("INSIGHT_LOG_FORMAT", LOG_FORMATS, "auto"),
         )
         return _with_live_data(_with_protection(settings, env), env)
 
 
 _BUDGET = re.compile(r"\s*([1-9][0-9]{0,8})\s*/\s*(second|minute|hour)\s*")
 TRUSTED_DOCUMENTS_MODES = ("off", "audit", "enforce")
+LOG_FORMATS = ("auto", "json", "console")
 
 
 def _with_protection(settings: Settings, env: _Env) -> Settings:
@@ -298,6 +303,15 @@ class _Env:
         if match is None:
             raise SettingsError(f"{name} must be N/second, N/minute or N/hour, not {raw!r}")
         return f"{match.group(1)}/{match.group(2)}"
+
+    def choice(self, name: str, choices: tuple[str, ...], default: str) -> str:
+        """One of `choices` (case-insensitive)."""
+        raw = self.string(name)
+        if raw is None:
+            return default
+        if raw.lower() not in choices:
+            raise SettingsError(f"{name} must be {', '.join(choices)}, not {raw!r}")
+        return raw.lower()
 
     def boolean(self, name: str, default: bool) -> bool:
         raw = self.string(name)

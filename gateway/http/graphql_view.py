@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import re
 import uuid
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
@@ -31,6 +32,7 @@ from strawberry.types.graphql import OperationType
 
 from gateway.auth.tokens import TokenVerifier, Unauthenticated
 from gateway.http.graphiql import GraphiQLDefaults
+from gateway.http.graphiql_assets import assets_present
 from gateway.http.graphql_payload import formatted, is_request_error, payload_of
 from gateway.http.graphql_request import (
     GraphQLRequest,
@@ -79,7 +81,10 @@ class GatewayGraphQL(GraphQL[Context, None]):
         verifier: TokenVerifier | None = None,
         graphiql: GraphiQLDefaults | None = None,
         gate: OperationGate | None = None,
+        count_error: Callable[[str], None] | None = None,
     ) -> None:
+        """`count_error` is called once per error answered, with the `extensions.code` the
+        client sees (the metrics' `gateway_graphql_errors`)."""
         super().__init__(
             schema,
             graphql_ide="graphiql" if settings.graphiql else None,
@@ -95,7 +100,10 @@ class GatewayGraphQL(GraphQL[Context, None]):
             persisted_queries=PersistedQueries(settings.persisted_query_cache_size),
         )
         # Rendered once: choosing local or CDN assets hashes the asset files.
-        self.graphiql_html = (graphiql or GraphiQLDefaults()).render()
+        self.graphiql = graphiql or GraphiQLDefaults()
+        self.local_assets = assets_present()
+        self.graphiql_html = self.graphiql.render(local_assets=self.local_assets)
+        self.count_error = count_error
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
@@ -117,11 +125,33 @@ class GatewayGraphQL(GraphQL[Context, None]):
             response = error_response(500, [internal], media_type)
         response.headers["X-Request-ID"] = request_id
         protect(response)
+        if self.count_error is not None and isinstance(response, GraphQLResponse):
+            # Counted from the payload as answered, once every code is final.
+            for code in answered_codes(response.payload):
+                self.count_error(code)
         await response(scope, receive, send)
 
     async def render_graphql_ide(self, request: Request) -> Response:
         # Our page loads GraphiQL from the gateway's own static files, not strawberry's CDN.
-        return HTMLResponse(self.graphiql_html)
+        query = request.query_params.get("query")
+        if not query:
+            return HTMLResponse(self.graphiql_html)
+        # A link to a query (`/graphql?query=…`) opens GraphiQL on it; the browser sends no
+        # token on a navigation, so it runs when the user presses run, with their headers.
+        page = self.graphiql.render(
+            query=query,
+            variables=request.query_params.get("variables"),
+            local_assets=self.local_assets,
+        )
+        return HTMLResponse(page)
+
+    def wants_graphiql(self, request: Request, accept: str | None) -> bool:
+        """A browser navigating here: no query, or a query and no token (a link opened)."""
+        if request.method != "GET" or not prefers_html(accept):
+            return False
+        if "query" not in request.query_params:
+            return True
+        return self.graphql_ide is not None and "authorization" not in request.headers
 
     async def respond(self, request: Request, request_id: str) -> Response:
         if request.method not in ("GET", "POST"):
@@ -131,7 +161,7 @@ class GatewayGraphQL(GraphQL[Context, None]):
                 {"Allow": ALLOWED_METHODS},
             )
         accept = request.headers.get("accept")
-        if request.method == "GET" and "query" not in request.query_params and prefers_html(accept):
+        if self.wants_graphiql(request, accept):
             if self.graphql_ide is None:
                 raise HttpProblem(404, BadRequest("GraphiQL is turned off on this gateway"))
             return await self.render_graphql_ide(request)
@@ -267,10 +297,26 @@ def error_response(status: int, errors: list[GatewayError], media_type: str) -> 
     return json_response(status, {"errors": [formatted(error) for error in errors]}, media_type)
 
 
-def json_response(status: int, payload: Any, media_type: str) -> Response:
-    # orjson writes what `json.dumps(separators=(",", ":"), ensure_ascii=False)` wrote,
-    # UTF-8 and compact, in a fraction of its time. Where they differ it is stricter: a
-    # non-finite float would be null, not the invalid `NaN` (graphql-core never lets one
-    # through a Float), and a value it cannot encode raises (a 500) as json's did.
-    body = orjson.dumps(payload)
-    return Response(body, status_code=status, media_type=f"{media_type}; charset=utf-8")
+class GraphQLResponse(Response):
+    """A GraphQL answer that keeps the payload it was written from."""
+
+    def __init__(self, payload: Any, status: int, media_type: str) -> None:
+        # orjson writes what `json.dumps(separators=(",", ":"), ensure_ascii=False)` wrote,
+        # UTF-8 and compact, in a fraction of its time. Where they differ it is stricter: a
+        # non-finite float would be null, not the invalid `NaN` (graphql-core never lets one
+        # through a Float), and a value it cannot encode raises (a 500) as json's did.
+        super().__init__(
+            orjson.dumps(payload), status_code=status, media_type=f"{media_type}; charset=utf-8"
+        )
+        self.payload = payload
+
+
+def json_response(status: int, payload: Any, media_type: str) -> GraphQLResponse:
+    return GraphQLResponse(payload, status, media_type)
+
+
+def answered_codes(payload: Any) -> Iterator[str]:
+    """The `extensions.code` of each error of a payload (or of a batch's payloads)."""
+    for one in payload if isinstance(payload, list) else [payload]:
+        for error in one.get("errors") or ():
+            yield str((error.get("extensions") or {}).get("code") or "UNCODED")
