@@ -45,9 +45,10 @@ class Settings:
     otel_enabled: bool = False
     # Plain objects completed in one loop (schema/execution); off, graphql-core's own path.
     compiled_execution: bool = True
-    # HTTP hygiene (gateway/http/graphql_view.py). Batching is off unless a bound is set.
+    # HTTP hygiene (gateway/http/graphql_view.py). Batching (SPEC 4): up to 10 operations in
+    # one JSON array by default; 0 turns it off.
     max_body_bytes: int = 262_144
-    max_batch_operations: int = 0
+    max_batch_operations: int = 10
     graphiql: bool = True
     introspection: bool = True
     cors_origins: tuple[str, ...] = ()
@@ -136,7 +137,7 @@ class Settings:
                 "INSIGHT_MAX_BODY_BYTES", 262_144, minimum=1024, maximum=64 * 1024 * 1024
             ),
             max_batch_operations=env.integer(
-                "INSIGHT_MAX_BATCH_OPERATIONS", 0, minimum=0, maximum=100
+                "INSIGHT_MAX_BATCH_OPERATIONS", 10, minimum=0, maximum=100
             ),
             graphiql=env.boolean("INSIGHT_GRAPHIQL", True),
             introspection=env.boolean("INSIGHT_INTROSPECTION", True),

@@ -1,0 +1,89 @@
+"""The order a batch (a JSON array of operations, SPEC section 4) runs its operations in.
+
+Queries run concurrently, so that the loads of every query of the batch fall into the same
+event-loop ticks of the one set of loaders the batch shares, and go to DynamoDB together:
+the batch waits on DynamoDB once, not once per operation. A mutation is a barrier: it
+starts after every operation before it has ended, and the operations after it start after
+it has ended, so that a batch's writes happen in order and a query reads what the mutations
+before it wrote (the loaders learn each write, `UserReads.wrote`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TypeVar
+
+from graphql import OperationDefinitionNode, OperationType, parse
+from graphql.error import GraphQLError
+
+T = TypeVar("T")
+
+#: Distinct (text, operation name) pairs whose operation type is remembered.
+KIND_MEMORY = 512
+
+
+class OperationKinds:
+    """Whether a text's executed operation is a mutation, remembered per text.
+
+    Only a text that contains the word `mutation` is parsed (with the token limit, so that
+    a hostile text costs no more than the limit that refuses it later); one that does not
+    parse, or names no operation it holds, counts as a query: its execution refuses it on
+    its own, with its own error.
+    """
+
+    def __init__(self, max_tokens: int, maxsize: int = KIND_MEMORY) -> None:
+        self.max_tokens = max_tokens
+        self.maxsize = maxsize
+        self._known: OrderedDict[tuple[str, str | None], bool] = OrderedDict()
+
+    def is_mutation(self, text: str, operation_name: str | None) -> bool:
+        if "mutation" not in text:
+            return False
+        key = (text, operation_name)
+        known = self._known.get(key)
+        if known is None:
+            known = self._parse(text, operation_name)
+            self._known[key] = known
+            while len(self._known) > self.maxsize:
+                self._known.popitem(last=False)
+        else:
+            self._known.move_to_end(key)
+        return known
+
+    def _parse(self, text: str, operation_name: str | None) -> bool:
+        try:
+            document = parse(text, no_location=True, max_tokens=self.max_tokens)
+        except GraphQLError:
+            return False
+        operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
+        if operation_name is not None:
+            operations = [op for op in operations if op.name and op.name.value == operation_name]
+        return len(operations) == 1 and operations[0].operation is OperationType.MUTATION
+
+
+async def run_in_order(
+    steps: Sequence[Callable[[], Awaitable[T]]], barriers: Sequence[bool]
+) -> list[T]:
+    """Every step's result, in order: runs of non-barrier steps concurrently (one task
+    each), each barrier step alone, after everything before it."""
+    results: dict[int, T] = {}
+    pending: list[int] = []
+
+    async def run(index: int) -> None:
+        results[index] = await steps[index]()
+
+    async def flush() -> None:
+        if pending:
+            await asyncio.gather(*(run(index) for index in pending))
+            pending.clear()
+
+    for index, barrier in enumerate(barriers):
+        if barrier:
+            await flush()
+            await run(index)
+        else:
+            pending.append(index)
+    await flush()
+    return [results[index] for index in range(len(steps))]
