@@ -16,6 +16,7 @@ from gateway.http.graphql_view import GatewayGraphQL
 from gateway.http.operation_gate import OperationGate
 from gateway.http.rate_limit import Budgets
 from gateway.observability.dynamodb_failures import FailureLog
+from gateway.observability.field_usage import FieldUsage
 from gateway.observability.health import healthz, readyz
 from gateway.observability.logs import AccessLog
 from gateway.observability.metrics import HttpMetrics, Metrics
@@ -45,6 +46,7 @@ def create_app(
 
     tracing = tracing_from_settings(settings)
     metrics = Metrics()
+    field_usage = FieldUsage(metrics.registry, settings.field_usage_max_clients)
     failures = FailureLog()
 
     @asynccontextmanager
@@ -73,6 +75,7 @@ def create_app(
             metrics.schema_extension,
             *request_extensions(settings.query_limits, GATEWAY_COST_POLICY),
             lambda: BudgetCharge(budgets, GATEWAY_COST_POLICY, charge_memo),
+            field_usage.schema_extension,
             *tracing.schema_extensions,
         ],
         federation=settings.federation,
@@ -103,5 +106,6 @@ def create_app(
     )
     app.state.settings = settings
     app.state.metrics = metrics
+    app.state.field_usage = field_usage
     tracing.install(app)
     return app

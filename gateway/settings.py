@@ -49,6 +49,9 @@ class Settings:
     # one JSON array by default; 0 turns it off.
     max_body_bytes: int = 262_144
     max_batch_operations: int = 10
+    # Field usage per client (gateway/observability/field_usage.py): distinct client names
+    # labelled in `gateway_field_usage_total`; later ones are counted as `other`.
+    field_usage_max_clients: int = 50
     graphiql: bool = True
     introspection: bool = True
     cors_origins: tuple[str, ...] = ()
@@ -138,6 +141,9 @@ class Settings:
             ),
             max_batch_operations=env.integer(
                 "INSIGHT_MAX_BATCH_OPERATIONS", 10, minimum=0, maximum=100
+            ),
+            field_usage_max_clients=env.integer(
+                "INSIGHT_FIELD_USAGE_MAX_CLIENTS", 50, minimum=0, maximum=1000
             ),
             graphiql=env.boolean("INSIGHT_GRAPHIQL", True),
             introspection=env.boolean("INSIGHT_INTROSPECTION", True),

@@ -18,6 +18,7 @@ from gateway.cli.admin import AdminError, create_local_tables, seed_local_demo
 from gateway.cli.demo import ADA, seed_demo
 from gateway.cli.documents import add_documents_command
 from gateway.cli.examples import demo_user_query
+from gateway.cli.usage import add_usage_command
 from gateway.http.graphiql import GraphiQLDefaults
 from gateway.http.trusted_documents import ManifestError
 from gateway.observability.logs import log_config
@@ -94,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     seed.set_defaults(run=run_seed_demo)
     add_token_command(commands)
     add_documents_command(commands)
+    add_usage_command(commands)
     return parser
 
 

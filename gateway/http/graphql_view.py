@@ -47,6 +47,7 @@ from gateway.http.operation_gate import OperationGate, TrustMode
 from gateway.http.persisted_queries import PersistedQueries
 from gateway.http.rate_limit import start_charges
 from gateway.http.response_headers import protect, rate_limit_headers
+from gateway.observability.field_usage import bind_client
 from gateway.observability.logs import bind_request_id
 from gateway.settings import Settings
 from loaders.deadline import start_deadline
@@ -150,6 +151,7 @@ class GatewayGraphQL(GraphQL[Context, None]):
         if request.method == "POST":
             require_json_body(request)
         request.state.principal = self.authenticate(request)
+        bind_client(request.headers)
         request.state.request_id = request_id
         graphql_request = await self.read(request)
         context = await self.get_context(request, None)
