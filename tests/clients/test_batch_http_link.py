@@ -89,7 +89,8 @@ async def test_batch_http_link_sends_three_queries_in_one_post(
         {"data": {"user": {"__typename": "User", "id": BOB, "alert": None}}},
         {"data": {"user": {"__typename": "User", "id": CY, "alert": None}}},
     ]
-    metrics = httpx.get(f"{gateway_url}/metrics", timeout=30).text
+    async with httpx.AsyncClient(timeout=30) as client:
+        metrics = (await client.get(f"{gateway_url}/metrics")).text
     # One HTTP request to /graphql carried the three operations.
     assert sample_sum(metrics, "gateway_http_requests_total", path="/graphql") == 1
     assert sample_sum(metrics, "gateway_graphql_operations_total", outcome="ok") == 3
