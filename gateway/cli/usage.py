@@ -9,14 +9,16 @@ arguments, input fields and enum values marked `@deprecated`) with the clients t
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.error import HTTPError, URLError
+from urllib.parse import urlencode, urlsplit
+from urllib.request import urlopen
 
-import httpx
 from graphql import (
     GraphQLEnumType,
     GraphQLError,
@@ -156,17 +158,22 @@ def read_usage(source: str, *, window: str | None = None) -> dict[str, list[Read
         return _from_prometheus(source, window)
     if window is not None:
         raise UsageSourceError("--window needs a Prometheus query API URL (…/api/v1/query)")
-    return _from_metrics(_get(source, {}).text)
+    return _from_metrics(_get(source, {}))
 
 
-def _get(url: str, params: dict[str, str]) -> httpx.Response:
+def _get(url: str, params: dict[str, str]) -> str:
+    """The body of a GET (the standard library's client: the image has no other)."""
+    if urlsplit(url).scheme not in ("http", "https"):
+        raise UsageSourceError(f"{url} is not an http(s) URL")
+    full = f"{url}?{urlencode(params)}" if params else url
     try:
-        response = httpx.get(url, params=params, timeout=TIMEOUT_SECONDS)
-    except httpx.HTTPError as error:
+        with urlopen(full, timeout=TIMEOUT_SECONDS) as response:
+            body: bytes = response.read()
+    except HTTPError as error:
+        raise UsageSourceError(f"{url} answered HTTP {error.code}") from error
+    except (URLError, OSError) as error:
         raise UsageSourceError(f"{url} did not answer: {error}") from error
-    if response.status_code != 200:
-        raise UsageSourceError(f"{url} answered HTTP {response.status_code}")
-    return response
+    return body.decode("utf-8", errors="replace")
 
 
 def _from_metrics(text: str) -> dict[str, list[Reader]]:
@@ -193,7 +200,7 @@ def _from_prometheus(url: str, window: str | None) -> dict[str, list[Reader]]:
         series = f"increase({series}[{window}])"
     query = f"sum by (coordinate, client, client_version) ({series})"
     try:
-        answer = _get(url, {"query": query}).json()
+        answer = json.loads(_get(url, {"query": query}))
         results = answer["data"]["result"] if answer.get("status") == "success" else None
     except (ValueError, KeyError, TypeError) as error:
         raise UsageSourceError(f"{url} did not answer as a Prometheus query API") from error
