@@ -185,6 +185,28 @@ async def test_an_operation_without_a_query_fails_only_its_own_result(
     assert subscription["errors"][0]["extensions"]["code"] == "BAD_REQUEST"
 
 
+async def test_a_batch_is_200_under_either_media_type(
+    dynamo: Dynamo, settings: Settings, clock: FixedClock, proxy: FaultProxy
+) -> None:
+    batch = [{"query": "{ viewer { id } }"}, {"query": "{ viewer { nope } }"}]
+    async with serving(settings, proxy, clock) as client:
+        answers = {
+            accept: await client.post("/graphql", json=batch, headers={"Accept": accept})
+            for accept in ("application/json", "application/graphql-response+json")
+        }
+        single = await client.post(
+            "/graphql", json=batch[1], headers={"Accept": "application/graphql-response+json"}
+        )
+    for accept, answer in answers.items():
+        assert answer.status_code == 200
+        assert answer.headers["content-type"] == f"{accept}; charset=utf-8"
+        ok, refused = answer.json()
+        assert ok["data"] == {"viewer": {"id": "dash-1"}}
+        assert refused["errors"][0]["extensions"]["code"] == "GRAPHQL_VALIDATION_FAILED"
+    # Alone, the refused operation is a 400 under graphql-response+json.
+    assert single.status_code == 400
+
+
 async def test_mutations_run_in_order_after_the_queries_before_them(
     dynamo: Dynamo, settings: Settings, clock: FixedClock, proxy: FaultProxy
 ) -> None:
