@@ -170,10 +170,19 @@ def _get(url: str, params: dict[str, str]) -> str:
         with urlopen(full, timeout=TIMEOUT_SECONDS) as response:
             body: bytes = response.read()
     except HTTPError as error:
-        raise UsageSourceError(f"{url} answered HTTP {error.code}") from error
+        raise UsageSourceError(f"{url} answered HTTP {error.code}{_reason(error)}") from error
     except (URLError, OSError) as error:
         raise UsageSourceError(f"{url} did not answer: {error}") from error
     return body.decode("utf-8", errors="replace")
+
+
+def _reason(error: HTTPError) -> str:
+    """Prometheus' own reason for refusing a query (`{"error": ...}`), if it gave one."""
+    try:
+        answer = json.loads(error.read())
+    except (ValueError, OSError):
+        return ""
+    return f": {answer['error']}" if isinstance(answer, dict) and "error" in answer else ""
 
 
 def _from_metrics(text: str) -> dict[str, list[Reader]]:

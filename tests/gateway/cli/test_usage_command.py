@@ -19,6 +19,7 @@ from schema.clock import FixedClock
 from schema.principal import DASHBOARD
 from tests.conftest import NOW
 from tests.live_server import serve_in_thread
+from tests.prometheus_server import PrometheusServer
 
 SECRET = "usage-command-secret-0123456789abcdef"
 
@@ -100,3 +101,43 @@ def test_usage_exit_codes_for_what_it_cannot_read(
     assert main(["usage", f"{gateway_url}/metrics", "--schema", str(broken)]) == 2
     assert main(["usage", f"{gateway_url}/metrics", "--window", "30d"]) == 3
     assert "--window needs a Prometheus query API URL" in capsys.readouterr().err
+
+
+def test_usage_reads_a_prometheus_query_api(
+    gateway_url: str, deprecating_schema: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    web = {"graphql-client-name": "web"}
+    for _ in range(2):
+        send(gateway_url, '{ user(id: "u-1") { alert { alertSent } } }', web)
+    with PrometheusServer(gateway_url.removeprefix("http://")) as prometheus:
+        prometheus.wait_for(
+            lambda answer: bool(answer["data"]["result"]),
+            'gateway_field_usage_total{coordinate="User.alert"}',
+        )
+        code = main(["usage", prometheus.query_url, "--schema", str(deprecating_schema)])
+        printed = capsys.readouterr().out
+        # A window counts what grew inside it: two more reads, once Prometheus has seen two.
+        for _ in range(2):
+            send(gateway_url, '{ user(id: "u-1") { alert { alertSent } } }', web)
+        prometheus.wait_for(
+            lambda answer: bool(answer["data"]["result"]),
+            'gateway_field_usage_total{coordinate="User.alert"} == 4',
+        )
+        windowed = main(
+            ["usage", prometheus.query_url, "--window", "5m", "--schema", str(deprecating_schema)]
+        )
+        windowed_out = capsys.readouterr().out
+        refused = main(["usage", prometheus.query_url, "--window", "five minutes"])
+
+    assert code == 1
+    assert printed == (
+        "User.alert  (deprecated: use lowBalanceAlert)\n"
+        "    web: 2 operations\n"
+        "User.savingsMonths(months:)  (deprecated: always 3)\n"
+        "    no reader seen\n"
+    )
+    # increase() extrapolates to the window's edges: only the reader is certain, not the count.
+    assert windowed == 1
+    assert "User.alert  (deprecated: use lowBalanceAlert)\n    web: " in windowed_out
+    assert refused == 3
+    assert "answered HTTP 400: invalid parameter" in capsys.readouterr().err
