@@ -7,6 +7,11 @@ method (405) → Accept (406) → content type (415, the CSRF rule) → bearer t
 (refused before parsing) → limits, parse and validation (the schema's extensions; 400 or 200
 by media type) → the principal's budget (429) → execution.
 
+A batch (a JSON array of operations, docs/batching.md) is read and refused whole only for its
+shape and size; each of its operations then goes through the checks from the trusted
+documents on by itself, over the request's one Context, its queries together and its
+mutations in order (gateway/http/batch.py), and the answer is 200 with a result per operation.
+
 Every answer carries `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`.
 """
 
