@@ -9,6 +9,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route
 
+from gateway.http.batch import BatchStart
 from gateway.http.cors import cors_middleware
 from gateway.http.graphiql import GraphiQLDefaults, graphiql_static_mount
 from gateway.http.graphql_view import GatewayGraphQL
@@ -76,6 +77,8 @@ def create_app(
             *request_extensions(settings.query_limits, cost),
             lambda: BudgetCharge(budgets, cost),
             field_usage.schema_extension,
+            # Last before execution: a batch's queries start resolving together.
+            BatchStart,
             *tracing.schema_extensions,
         ],
         federation=settings.federation,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from typing import Any
@@ -23,6 +23,7 @@ from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.principal import DASHBOARD, WRITER
 from tests.faults import Delay, FaultProxy, fault_proxy
+from tests.redis_server import RedisServer
 
 SECRET = "batching-tests-secret-0123456789abcdef"
 #: Long enough that a second BatchGetItem sent after the first one's answer would show as a
@@ -71,12 +72,30 @@ async def serving(
         yield client
 
 
+@pytest.fixture(scope="module")
+def redis_server() -> Iterator[RedisServer]:
+    server = RedisServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize("budgets", ["memory", "redis"])
 async def test_three_queries_over_three_users_wait_on_dynamodb_once(
-    dynamo: Dynamo, settings: Settings, clock: FixedClock, proxy: FaultProxy
+    dynamo: Dynamo,
+    settings: Settings,
+    clock: FixedClock,
+    proxy: FaultProxy,
+    request: pytest.FixtureRequest,
+    budgets: str,
 ) -> None:
+    # With Redis, each operation's budget charge waits on a socket before it executes, so the
+    # three reach their reads at different moments; the batch's start gate lines them up.
+    storage = "memory://"
+    if budgets == "redis":
+        storage = request.getfixturevalue("redis_server").uri
     await seed_demo(dynamo, clock.now(), settings)
-    proxy.inject("BatchGetItem", DELAY, times=100)
-    async with serving(settings, proxy, clock) as client:
+    async with serving(settings, proxy, clock, rate_limit_storage_uri=storage) as client:
         proxy.reset()
         proxy.inject("BatchGetItem", DELAY, times=100)
         response = await client.post(
