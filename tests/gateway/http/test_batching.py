@@ -285,3 +285,24 @@ async def test_metrics_and_logs_count_each_operation_of_a_batch(
         if r.name == "gateway.access" and getattr(r, "method", "") == "POST"
     ]
     assert getattr(access, "operations", None) == 4
+
+
+async def test_a_forbidden_read_fails_only_its_own_place(
+    dynamo: Dynamo, settings: Settings, clock: FixedClock, proxy: FaultProxy
+) -> None:
+    await seed_demo(dynamo, clock.now(), settings)
+    async with serving(settings, proxy, clock, roles=()) as client:
+        proxy.reset()
+        response = await client.post(
+            "/graphql",
+            json=[{"query": "{ viewer { id alert { alertSent } } }"}, {"query": alert_of(ADA)}],
+        )
+    assert response.status_code == 200
+    own, other = response.json()
+    # The end user "dash-1" reads its own user; ADA's is refused at its own place.
+    assert own["data"] == {"viewer": {"id": "dash-1", "alert": None}}
+    assert other["data"] == {"user": None}
+    assert [(e["path"], e["extensions"]["code"]) for e in other["errors"]] == [
+        (["user"], "FORBIDDEN")
+    ]
+    assert proxy.received == {"BatchGetItem": 1}
