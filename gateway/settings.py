@@ -45,9 +45,13 @@ class Settings:
     otel_enabled: bool = False
     # Plain objects completed in one loop (schema/execution); off, graphql-core's own path.
     compiled_execution: bool = True
-    # HTTP hygiene (gateway/http/graphql_view.py). Batching is off unless a bound is set.
+    # HTTP hygiene (gateway/http/graphql_view.py). Batching (SPEC 4): up to 10 operations in
+    # one JSON array by default; 0 turns it off.
     max_body_bytes: int = 262_144
-    max_batch_operations: int = 0
+    max_batch_operations: int = 10
+    # Field usage per client (gateway/observability/field_usage.py): distinct client names
+    # labelled in `gateway_field_usage_total`; later ones are counted as `other`.
+    field_usage_max_clients: int = 50
     graphiql: bool = True
     introspection: bool = True
     cors_origins: tuple[str, ...] = ()
@@ -139,7 +143,10 @@ class Settings:
                 "INSIGHT_MAX_BODY_BYTES", 262_144, minimum=1024, maximum=64 * 1024 * 1024
             ),
             max_batch_operations=env.integer(
-                "INSIGHT_MAX_BATCH_OPERATIONS", 0, minimum=0, maximum=100
+                "INSIGHT_MAX_BATCH_OPERATIONS", 10, minimum=0, maximum=100
+            ),
+            field_usage_max_clients=env.integer(
+                "INSIGHT_FIELD_USAGE_MAX_CLIENTS", 50, minimum=0, maximum=1000
             ),
             graphiql=env.boolean("INSIGHT_GRAPHIQL", True),
             introspection=env.boolean("INSIGHT_INTROSPECTION", True),

@@ -13,6 +13,7 @@ from gateway.cli.admin import AdminError, create_local_tables, seed_local_demo
 from gateway.cli.documents import add_documents_command
 from gateway.cli.sdl import entry_points_first
 from gateway.cli.serve import run_serve
+from gateway.cli.usage import add_usage_command
 from gateway.settings import Settings, SettingsError
 from schema.clock import SystemClock
 from schema.root import build_schema
@@ -86,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     seed.set_defaults(run=run_seed_demo)
     add_token_command(commands)
     add_documents_command(commands)
+    add_usage_command(commands)
     return parser
 
 

@@ -7,6 +7,11 @@ method (405) → Accept (406) → content type (415, the CSRF rule) → bearer t
 (refused before parsing) → limits, parse and validation (the schema's extensions; 400 or 200
 by media type) → the principal's budget (429) → execution.
 
+A batch (a JSON array of operations, docs/batching.md) is read and refused whole only for its
+shape and size; each of its operations then goes through the checks from the trusted
+documents on by itself, over the request's one Context, its queries together and its
+mutations in order (gateway/http/batch.py), and the answer is 200 with a result per operation.
+
 Every answer carries `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`.
 """
 
@@ -15,7 +20,7 @@ from __future__ import annotations
 import logging
 import re
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import orjson
@@ -31,6 +36,7 @@ from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 
 from gateway.auth.tokens import TokenVerifier, Unauthenticated
+from gateway.http.batch import OperationKinds, run_in_order
 from gateway.http.graphiql import GraphiQLDefaults
 from gateway.http.graphiql_assets import assets_present
 from gateway.http.graphql_payload import formatted, is_request_error, payload_of
@@ -46,6 +52,7 @@ from gateway.http.media_types import GRAPHQL_RESPONSE_JSON, JSON, negotiate, pre
 from gateway.http.operation_gate import OperationGate, TrustMode
 from gateway.http.persisted_queries import PersistedQueries
 from gateway.http.response_headers import protect, rate_limit_headers
+from gateway.observability.field_usage import bind_client
 from gateway.observability.logs import bind_request_id
 from gateway.protection.rate_limit import RateLimited, RateLimitUnavailable, start_charges
 from gateway.settings import Settings
@@ -99,6 +106,7 @@ class GatewayGraphQL(GraphQL[Context, None]):
             bypass_roles=settings.trusted_documents_bypass_roles,
             persisted_queries=PersistedQueries(settings.persisted_query_cache_size),
         )
+        self.kinds = OperationKinds(settings.max_query_tokens)
         # Rendered once: choosing local or CDN assets hashes the asset files.
         self.graphiql = graphiql or GraphiQLDefaults()
         self.local_assets = assets_present()
@@ -171,6 +179,7 @@ class GatewayGraphQL(GraphQL[Context, None]):
         if request.method == "POST":
             require_json_body(request)
         request.state.principal = self.authenticate(request)
+        bind_client(request.headers)
         request.state.request_id = request_id
         graphql_request = await self.read(request)
         context = await self.get_context(request, None)
@@ -180,14 +189,22 @@ class GatewayGraphQL(GraphQL[Context, None]):
             if request.method == "GET"
             else frozenset({OperationType.QUERY, OperationType.MUTATION})
         )
+        operations = graphql_request.operations
+        # Read by the access log: each operation of a batch is counted (and, by the schema's
+        # metrics extension, each one's outcome).
+        request.state.graphql_operations = len(operations)
         try:
-            results = [
-                await self.run_operation(operation, context, allowed, request.method)
-                for operation in graphql_request.operations
-            ]
+            if graphql_request.batched:
+                results = await self.run_batch(operations, context, allowed, request.method)
+            else:
+                single = await self.run_operation(operations[0], context, allowed, request.method)
+                results = [single]
         finally:
             context.reads.release()
         if graphql_request.batched:
+            # A batch answers 200 whatever its operations' outcomes (as Apollo Server and
+            # strawberry do): each result carries its own errors. Only a batch refused whole
+            # (its shape, its size, its token) or refused whole by the budgets is not 200.
             payloads = [payload_of(result, request_id) for result in results]
             response = json_response(200, payloads, media_type)
         else:
@@ -229,6 +246,54 @@ class GatewayGraphQL(GraphQL[Context, None]):
             max_batch=self.settings.max_batch_operations,
         )
 
+    async def run_batch(
+        self,
+        operations: list[Operation],
+        context: Context,
+        allowed: frozenset[OperationType],
+        method: str,
+    ) -> list[ExecutionResult | GatewayError]:
+        """Every operation of a batch, each checked and answered on its own, over the one
+        Context (so one set of loaders) of the request: queries together, mutations in
+        order (gateway/http/batch.py). An operation the HTTP layer would refuse (no query,
+        a subscription) fails only its own result."""
+        texts = [self.batched_text_of(operation, context.principal) for operation in operations]
+
+        def step(index: int) -> Callable[[], Awaitable[ExecutionResult | GatewayError]]:
+            async def run() -> ExecutionResult | GatewayError:
+                text = texts[index]
+                if isinstance(text, GatewayError):
+                    return text
+                try:
+                    return await self.execute(text, operations[index], context, allowed, method)
+                except HttpProblem as problem:
+                    return problem.error
+
+            return run
+
+        barriers = [
+            isinstance(text, str) and self.kinds.is_mutation(text, operation.operation_name)
+            for text, operation in zip(texts, operations, strict=True)
+        ]
+        return await run_in_order([step(index) for index in range(len(operations))], barriers)
+
+    def text_of(self, operation: Operation, principal: Principal) -> str | GatewayError:
+        """The operation's text under the trusted documents, or why it is refused; raises
+        HttpProblem (400) when there is no text at all."""
+        try:
+            query = self.gate.query_of(operation, principal)
+        except GatewayError as error:
+            return error
+        if query is None or not query.strip():
+            raise HttpProblem(400, BadRequest("The request has no GraphQL query"))
+        return query
+
+    def batched_text_of(self, operation: Operation, principal: Principal) -> str | GatewayError:
+        try:
+            return self.text_of(operation, principal)
+        except HttpProblem as problem:
+            return problem.error
+
     async def run_operation(
         self,
         operation: Operation,
@@ -236,12 +301,19 @@ class GatewayGraphQL(GraphQL[Context, None]):
         allowed: frozenset[OperationType],
         method: str,
     ) -> ExecutionResult | GatewayError:
-        try:
-            query = self.gate.query_of(operation, context.principal)
-        except GatewayError as error:
-            return error
-        if query is None or not query.strip():
-            raise HttpProblem(400, BadRequest("The request has no GraphQL query"))
+        text = self.text_of(operation, context.principal)
+        if isinstance(text, GatewayError):
+            return text
+        return await self.execute(text, operation, context, allowed, method)
+
+    async def execute(
+        self,
+        query: str,
+        operation: Operation,
+        context: Context,
+        allowed: frozenset[OperationType],
+        method: str,
+    ) -> ExecutionResult:
         try:
             result: ExecutionResult = await self.schema.execute(
                 query,

@@ -27,6 +27,8 @@ EXTRA_FIELDS = (
     "path",
     "status",
     "duration_ms",
+    # GraphQL operations the request carried (a batch: its length).
+    "operations",
     # A DynamoDB failure (gateway.observability.dynamodb_failures).
     "dynamodb_operation",
     "tables",
@@ -185,16 +187,15 @@ class AccessLog:
         try:
             await self.app(scope, receive, sending)
         finally:
-            access_logger.info(
-                "%s %s %s",
-                scope["method"],
-                scope["path"],
-                status,
-                extra={
-                    "method": scope["method"],
-                    "path": scope["path"],
-                    "status": status,
-                    "duration_ms": round((time.perf_counter() - started) * 1000, 3),
-                    "request_id": request_id,
-                },
-            )
+            extra: dict[str, Any] = {
+                "method": scope["method"],
+                "path": scope["path"],
+                "status": status,
+                "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+                "request_id": request_id,
+            }
+            # Set by the GraphQL view on the request's state (gateway/http/graphql_view.py).
+            operations = (scope.get("state") or {}).get("graphql_operations")
+            if operations is not None:
+                extra["operations"] = operations
+            access_logger.info("%s %s %s", scope["method"], scope["path"], status, extra=extra)
