@@ -68,7 +68,11 @@ async def test_the_feed_and_readers_live_with_the_lifespan(
             assert re.search(rf"^{name}(\{{.*\}})? ", text, re.MULTILINE), name
         assert "gateway_stream_leases_held 3.0" in text
         assert "gateway_change_feed_connected 1.0" in text
-        assert 'gateway_change_feed_lag_seconds{shard="' in text or 'table="' in text
+        lags = re.findall(r"^gateway_change_feed_lag_seconds\{(.*)\} ", text, re.MULTILINE)
+        assert sorted(re.findall(r'table="([^"]+)"', ",".join(lags))) == sorted(
+            [tables.pave, tables.income_detection, tables.balance_settings]
+        )
+        assert all(re.search(r'shard="shardId-[0-9a-f-]+"', lag) for lag in lags), lags
         assert "gateway_stream_records_total 1.0" in text
     # Released on the way out, the DynamoDB client still open to do it.
     answer = await dynamodb.scan(TableName=tables.locks)
