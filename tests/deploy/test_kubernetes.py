@@ -16,7 +16,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from gateway.http.trusted_documents import TrustedDocuments
+from gateway.protection.trusted_documents import TrustedDocuments
 from gateway.settings import Settings
 from schema.root import build_schema
 from tests.deploy.tools import require

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import re
 import socket
 import subprocess
@@ -83,10 +84,17 @@ MUST_SHOW = [
     "Resident memory by replica",
     "CPU by replica",
 ]
+#: The listed Frontend operation, as a client built with the manifest sends it.
+LISTED = next(
+    op["body"] for op in json.loads(MANIFEST.read_text())["operations"] if op["name"] == "Frontend"
+)
 UNLISTED_QUERY = "query Mine { viewer { id alert { alertSent } } }"
 OTHER_USER = f'query Other {{ user(id: "{BOB}") {{ id lowBalanceAlert }} }}'
 BAD_FIELD = "query Bad { viewer { id noSuchField } }"
-WIDE = f'query Wide {{ users(ids: ["{ADA}", "{BOB}"]) {{ id lowBalanceAlert alert {{ alertSent }} }} }}'
+WIDE = (
+    f'query Wide {{ users(ids: ["{ADA}", "{BOB}"]) '
+    "{ id lowBalanceAlert alert { alertSent } } }"
+)
 MUTATION = (
     "mutation Page { recordLastPage(input: "
     f'{{userId: "{ADA}", paveRequestId: "live-1", page: 2}}) {{ page }} }}'
@@ -166,7 +174,7 @@ async def drive(enforcing: str, default: str, clock: FixedClock, proxy: Any) -> 
     ):
         # Listed, then over the small budget: RATE_LIMITED (429). Unlisted: refused.
         for _ in range(3):
-            await enforcing_user.post("/graphql", json={"query": FRONTEND_QUERY})
+            await enforcing_user.post("/graphql", json={"query": LISTED})
         await enforcing_user.post("/graphql", json={"query": UNLISTED_QUERY})
         # Served; FORBIDDEN; GRAPHQL_VALIDATION_FAILED; UNAUTHENTICATED (401); a mutation.
         await default_user.post("/graphql", json={"query": FRONTEND_QUERY})
@@ -195,13 +203,14 @@ async def query(prom: httpx.AsyncClient, expr: str) -> list[dict[str, Any]]:
 
 def metric_names(expr: str) -> set[str]:
     """The gateway's and the process's metric names an expression reads."""
-    return set(re.findall(r"\b((?:gateway|process)_[a-z_]+)\b", expr))
+    # Not the parts of a recording rule's name (job:gateway_..:rate5m).
+    return set(re.findall(r"(?<![:\w])((?:gateway|process)_[a-z_]+)(?![:\w])", expr))
 
 
 def exported(text: str) -> set[str]:
     """Every series name /metrics can carry, from its TYPE lines (a family with no sample
     yet still has one)."""
-    names = set()
+    names: set[str] = set()
     suffixes = {
         "counter": ["_total"],
         "gauge": [""],
@@ -229,6 +238,7 @@ async def test_every_rule_alert_and_panel_evaluates_on_prometheus_scraping_the_g
     rules = [rule for group in rule_groups for rule in group["rules"]]
     recorded = {rule["record"] for rule in rules if "record" in rule}
 
+    assert seeded.dynamodb_endpoint_url is not None
     async with fault_proxy(seeded.dynamodb_endpoint_url) as proxy:
         behind_proxy = dataclasses.replace(seeded, dynamodb_endpoint_url=proxy.endpoint_url)
         enforcing = dataclasses.replace(
@@ -250,7 +260,8 @@ async def test_every_rule_alert_and_panel_evaluates_on_prometheus_scraping_the_g
                         await asyncio.sleep(1)
                     # Two more scrapes after the last round, and the rules evaluated.
                     await asyncio.sleep(2.5)
-                    metrics = httpx.get(f"{enforcing_url}/metrics").text
+                    async with httpx.AsyncClient(base_url=enforcing_url) as gateway:
+                        metrics = (await gateway.get("/metrics")).text
                     await check(prom, dashboard, rules, recorded, metrics, down)
 
 
@@ -283,7 +294,10 @@ async def check(
     # The error ratio by code the alerts read is recorded from real traffic.
     ratios = await query(prom, "job_code:gateway_graphql_errors_per_request:ratio_rate5m")
     codes = {series["metric"]["code"] for series in ratios}
-    assert {"UNAUTHENTICATED", "FORBIDDEN", "RATE_LIMITED", "DYNAMODB_UNAVAILABLE"} <= codes
+    assert {"FORBIDDEN", "DYNAMODB_UNAVAILABLE"} <= codes
+    refusals = await query(prom, "job:gateway_graphql_budget_refusals:ratio_rate5m")
+    assert [series["metric"]["job"] for series in refusals] == [JOB]
+    assert float(refusals[0]["value"][1]) > 0
 
     # Every metric the rules and panels read is the gateway's, or one of 0.3.0's to come.
     values = {

@@ -90,7 +90,7 @@ def test_the_issues_alerts_are_all_there() -> None:
         'code="DYNAMODB_UNAVAILABLE"',
         "gateway_dynamodb_retries",
         "p99",
-        'code="RATE_LIMITED"',
+        'status="429"',
         "gateway_rate_limit_storage_errors",
         'outcome="refused"',
         'up{job="insight-gateway"}',
