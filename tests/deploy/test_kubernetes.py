@@ -382,3 +382,31 @@ def documented_iam_policy() -> object:
 def test_the_iam_policy_beside_the_service_account_is_the_documented_one() -> None:
     shipped = json.loads((BASE / "iam-policy.json").read_text())
     assert shipped == documented_iam_policy()
+
+
+# --- The walk-through (docs/kubernetes.md) -------------------------------------------------
+
+WALK_THROUGH = ROOT / "docs" / "kubernetes.md"
+
+
+def test_the_walk_through_names_files_that_exist() -> None:
+    text = WALK_THROUGH.read_text()
+    paths = set(re.findall(r"(?<![\w/])deploy/(?:kubernetes|prometheus|grafana)[\w./-]*\w", text))
+    # The overlay the page shows how to write, for clusters without prometheus-operator.
+    paths.discard("deploy/kubernetes/overlays/production-plain/kustomization.yaml")
+    assert len(paths) >= 8
+    assert sorted(path for path in paths if not (ROOT / path).exists()) == []
+
+
+def test_the_walk_through_creates_the_secrets_the_pods_read() -> None:
+    text = WALK_THROUGH.read_text()
+    production = KUBERNETES / "overlays" / "production"
+    namespace = one(production, "Deployment")["metadata"]["namespace"]
+    created = re.findall(r"kubectl create secret generic (\S+) -n (\S+)", text)
+    assert created == [("insight-gateway", namespace), ("insight-gateway-jwks", namespace)]
+    assert set(re.findall(r"--from-literal=(\w+)=", text)) == set(SECRET_EXAMPLE)
+    settings = Settings.from_environ(settings_environment(production))
+    assert settings.auth_jwks_file is not None
+    volume, key = mounted_file(production, settings.auth_jwks_file)
+    assert f"--from-file={key}=" in text
+    assert volume["secret"]["secretName"] == "insight-gateway-jwks"

@@ -90,7 +90,7 @@ def test_the_issues_alerts_are_all_there() -> None:
         'code="DYNAMODB_UNAVAILABLE"',
         "gateway_dynamodb_retries",
         "p99",
-        'status="429"',
+        "gateway_graphql_budget_refusals",
         "gateway_rate_limit_storage_errors",
         'outcome="refused"',
         'up{job="insight-gateway"}',
@@ -137,3 +137,9 @@ def test_the_prometheus_rule_is_the_rules_file() -> None:
         "regenerate it: .venv/bin/python -m tests.deploy.prometheus_rule "
         "> deploy/kubernetes/base/prometheusrule.yaml"
     )
+
+
+def test_the_walk_through_lists_every_alert() -> None:
+    text = (ROOT / "docs" / "kubernetes.md").read_text()
+    listed = re.findall(r"^\| (InsightGateway\w+) \| (\w+) \|", text, flags=re.MULTILINE)
+    assert listed == [(alert["alert"], alert["labels"]["severity"]) for alert in alerts()]
