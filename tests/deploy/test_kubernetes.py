@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[2]
 KUBERNETES = ROOT / "deploy" / "kubernetes"
 BASE = KUBERNETES / "base"
 OVERLAYS = sorted(path.parent for path in (KUBERNETES / "overlays").glob("*/kustomization.yaml"))
-TREES = [BASE, *OVERLAYS]
+#: `kubectl kustomize deploy/kubernetes` (the base), the base, every overlay.
+TREES = [KUBERNETES, BASE, *OVERLAYS]
 #: The oldest Kubernetes the manifests are for (preStop's `sleep` action), and the newest
 #: kubernetes-validate knows.
 VERSIONS = ["1.30", kubernetes_validate.latest_version()]
@@ -49,7 +50,7 @@ UVICORN_VARIABLES = {
 
 
 def tree_id(path: Path) -> str:
-    return str(path.relative_to(KUBERNETES))
+    return str(path.relative_to(ROOT))
 
 
 @functools.cache
