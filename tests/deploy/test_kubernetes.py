@@ -5,28 +5,35 @@ objects agree with each other and with the gateway: ports, probes, grace, memory
 
 from __future__ import annotations
 
-import functools
 import json
 import re
-import subprocess
 from pathlib import Path
-from typing import Any
 
 import kubernetes_validate
 import pytest
-import yaml
 
 from gateway.protection.trusted_documents import TrustedDocuments
 from gateway.settings import Settings
 from schema.root import build_schema
-from tests.deploy.tools import require
+from tests.deploy.manifests import (
+    BASE,
+    KUBERNETES,
+    OVERLAYS,
+    ROOT,
+    TREES,
+    by_name,
+    container,
+    mebibytes,
+    mounted_file,
+    one,
+    pod_labels,
+    pod_spec,
+    render,
+    selects,
+    settings_environment,
+    tree_id,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
-KUBERNETES = ROOT / "deploy" / "kubernetes"
-BASE = KUBERNETES / "base"
-OVERLAYS = sorted(path.parent for path in (KUBERNETES / "overlays").glob("*/kustomization.yaml"))
-#: `kubectl kustomize deploy/kubernetes` (the base), the base, every overlay.
-TREES = [KUBERNETES, BASE, *OVERLAYS]
 #: The oldest Kubernetes the manifests are for (preStop's `sleep` action), and the newest
 #: kubernetes-validate knows.
 VERSIONS = ["1.30", kubernetes_validate.latest_version()]
@@ -34,11 +41,6 @@ VERSIONS = ["1.30", kubernetes_validate.latest_version()]
 OPERATOR_KINDS = {"ServiceMonitor", "PrometheusRule"}
 #: The last load test's replicas' RSS at the end of its run (README "Load test"), in MiB.
 LOAD_TEST_RSS_MIB = 160
-#: What the user's Secret `insight-gateway` holds (docs/kubernetes.md creates it).
-SECRET_EXAMPLE = {
-    "INSIGHT_RATE_LIMIT_STORAGE_URI": "rediss://insight-redis.example.internal:6379/0",
-    "INSIGHT_CHANGE_FEED_URI": "rediss://insight-redis.example.internal:6379/1",
-}
 #: uvicorn's own variables, documented under the README's Settings table.
 UVICORN_VARIABLES = {
     "UVICORN_HOST",
@@ -47,80 +49,6 @@ UVICORN_VARIABLES = {
     "FORWARDED_ALLOW_IPS",
     "WEB_CONCURRENCY",
 }
-
-
-def tree_id(path: Path) -> str:
-    return str(path.relative_to(ROOT))
-
-
-@functools.cache
-def render(tree: Path) -> tuple[dict[str, Any], ...]:
-    kubectl = require("kubectl", "kubectl brings kustomize; the machine's image has it")
-    done = subprocess.run(
-        [kubectl, "kustomize", str(tree)], capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
-    return tuple(doc for doc in yaml.safe_load_all(done.stdout) if doc)
-
-
-def one(tree: Path, kind: str) -> dict[str, Any]:
-    found = [doc for doc in render(tree) if doc["kind"] == kind]
-    assert len(found) == 1, f"{tree_id(tree)}: {len(found)} {kind}"
-    return found[0]
-
-
-def by_name(tree: Path, kind: str) -> dict[str, dict[str, Any]]:
-    return {doc["metadata"]["name"]: doc for doc in render(tree) if doc["kind"] == kind}
-
-
-def pod_spec(tree: Path) -> dict[str, Any]:
-    spec: dict[str, Any] = one(tree, "Deployment")["spec"]["template"]["spec"]
-    return spec
-
-
-def container(tree: Path) -> dict[str, Any]:
-    containers = pod_spec(tree)["containers"]
-    assert len(containers) == 1
-    found: dict[str, Any] = containers[0]
-    return found
-
-
-def pod_labels(tree: Path) -> dict[str, str]:
-    labels: dict[str, str] = one(tree, "Deployment")["spec"]["template"]["metadata"]["labels"]
-    return labels
-
-
-def selects(selector: dict[str, Any], labels: dict[str, str]) -> bool:
-    assert set(selector) <= {"matchLabels"}, selector
-    return bool(selector["matchLabels"]) and selector["matchLabels"].items() <= labels.items()
-
-
-def settings_environment(tree: Path) -> dict[str, str]:
-    """The container's environment: its ConfigMaps' data, then the Secret's (envFrom order)."""
-    config_maps = by_name(tree, "ConfigMap")
-    environment: dict[str, str] = {}
-    for source in container(tree)["envFrom"]:
-        if "configMapRef" in source:
-            environment |= config_maps[source["configMapRef"]["name"]]["data"]
-        else:
-            assert source["secretRef"]["name"] == "insight-gateway"
-            environment |= SECRET_EXAMPLE
-    return environment
-
-
-def mebibytes(quantity: str) -> float:
-    match = re.fullmatch(r"(\d+)(Mi|Gi)", quantity)
-    assert match is not None, f"write memory in Mi or Gi: {quantity}"
-    return int(match.group(1)) * (1024 if match.group(2) == "Gi" else 1)
-
-
-def mounted_file(tree: Path, path: str) -> tuple[dict[str, Any], str]:
-    """The volume a file path lies in, and the file's key in it."""
-    for mount in container(tree)["volumeMounts"]:
-        if path.startswith(mount["mountPath"].rstrip("/") + "/"):
-            volumes = {volume["name"]: volume for volume in pod_spec(tree)["volumes"]}
-            return volumes[mount["name"]], path[len(mount["mountPath"]) :].lstrip("/")
-    raise AssertionError(f"{tree_id(tree)}: nothing is mounted at {path}")
 
 
 # --- Rendering and validation --------------------------------------------------------------
@@ -360,54 +288,3 @@ def test_production_enforces_trusted_documents_and_reads_keys_from_a_required_se
     assert settings.change_feed_uri.startswith(("redis://", "rediss://"))
     assert settings.subscriptions
     assert settings.cache
-
-
-# --- The IAM policy ------------------------------------------------------------------------
-
-
-def documented_iam_policy() -> object:
-    """The least-privilege policy as the docs show it: docs/security.md, or README.md."""
-    for page in (ROOT / "docs" / "security.md", ROOT / "README.md"):
-        if not page.exists():
-            continue
-        text = page.read_text()
-        if "least-privilege IAM policy" not in text:
-            continue
-        section = text[text.index("least-privilege IAM policy") :]
-        block = re.search(r"```json\n(.*?)```", section, re.DOTALL)
-        assert block is not None, f"{page.name}: no JSON block after the policy's heading"
-        return json.loads(block.group(1))
-    raise AssertionError("neither docs/security.md nor README.md shows the IAM policy")
-
-
-def test_the_iam_policy_beside_the_service_account_is_the_documented_one() -> None:
-    shipped = json.loads((BASE / "iam-policy.json").read_text())
-    assert shipped == documented_iam_policy()
-
-
-# --- The walk-through (docs/kubernetes.md) -------------------------------------------------
-
-WALK_THROUGH = ROOT / "docs" / "kubernetes.md"
-
-
-def test_the_walk_through_names_files_that_exist() -> None:
-    text = WALK_THROUGH.read_text()
-    paths = set(re.findall(r"(?<![\w/])deploy/(?:kubernetes|prometheus|grafana)[\w./-]*\w", text))
-    # The overlay the page shows how to write, for clusters without prometheus-operator.
-    paths.discard("deploy/kubernetes/overlays/production-plain/kustomization.yaml")
-    assert len(paths) >= 8
-    assert sorted(path for path in paths if not (ROOT / path).exists()) == []
-
-
-def test_the_walk_through_creates_the_secrets_the_pods_read() -> None:
-    text = WALK_THROUGH.read_text()
-    production = KUBERNETES / "overlays" / "production"
-    namespace = one(production, "Deployment")["metadata"]["namespace"]
-    created = re.findall(r"kubectl create secret generic (\S+) -n (\S+)", text)
-    assert created == [("insight-gateway", namespace), ("insight-gateway-jwks", namespace)]
-    assert set(re.findall(r"--from-literal=(\w+)=", text)) == set(SECRET_EXAMPLE)
-    settings = Settings.from_environ(settings_environment(production))
-    assert settings.auth_jwks_file is not None
-    volume, key = mounted_file(production, settings.auth_jwks_file)
-    assert f"--from-file={key}=" in text
-    assert volume["secret"]["secretName"] == "insight-gateway-jwks"
