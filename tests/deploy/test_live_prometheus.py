@@ -71,7 +71,7 @@ MUST_SHOW = [
     "Replicas up",
     "GraphQL requests and errors",
     "Operations by type and trusted name",
-    "Operation latency by type (p50, p99)",
+    "Operation latency by type and trusted name (p50, p99)",
     "Errors by code",
     "Errors per GraphQL request, by code",
     "DynamoDB calls by operation and outcome",
