@@ -296,7 +296,14 @@ async def check(
     # The error ratio by code the alerts read is recorded from real traffic.
     ratios = await query(prom, "job_code:gateway_graphql_errors_per_request:ratio_rate5m")
     codes = {series["metric"]["code"] for series in ratios}
-    assert {"FORBIDDEN", "DYNAMODB_UNAVAILABLE"} <= codes
+    assert {
+        "UNAUTHENTICATED",
+        "FORBIDDEN",
+        "GRAPHQL_VALIDATION_FAILED",
+        "PERSISTED_QUERY_NOT_IN_LIST",
+        "RATE_LIMITED",
+        "DYNAMODB_UNAVAILABLE",
+    } <= codes, codes
     refusals = await query(prom, "job:gateway_graphql_budget_refusals:ratio_rate5m")
     assert [series["metric"]["job"] for series in refusals] == [JOB]
     assert float(refusals[0]["value"][1]) > 0
