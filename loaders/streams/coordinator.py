@@ -160,13 +160,22 @@ class LeaseCoordinator:
     # --- the tick -----------------------------------------------------------------------
 
     async def _run(self) -> None:
+        failing = False
         while not self._stopping.is_set():
             try:
                 await self._once()
+                if failing:
+                    log.info("stream lease ticks work again")
+                failing = False
             except asyncio.CancelledError:
                 raise
-            except Exception:  # DynamoDB down: the next tick tries again
-                log.warning("stream lease tick failed", exc_info=True)
+            except Exception:  # DynamoDB down: the next tick tries again (logged once)
+                log.log(
+                    logging.DEBUG if failing else logging.WARNING,
+                    "stream lease tick failed",
+                    exc_info=True,
+                )
+                failing = True
             with contextlib.suppress(TimeoutError):
                 pause = random.uniform(0.75, 1.25) * self._tick
                 await asyncio.wait_for(self._stopping.wait(), timeout=pause)
@@ -381,12 +390,8 @@ class LeaseCoordinator:
             released = False
         self._observer.lease_dropped(held.table, held.shard_id)
         if released:
-            log.info(
-                "stream lease released: %s %s (%s)",
-                self._table_name(held.table),
-                held.shard_id,
-                why,
-            )
+            name = self._table_name(held.table)
+            log.info("stream lease released: %s %s (%s)", name, held.shard_id, why)
 
     def _table_name(self, table: Table) -> str:
         return self._dynamo.tables.name(table)
