@@ -99,7 +99,10 @@ class ShardReader:
 
     async def run(self) -> Outcome:
         if self._plan.gap is not None:
-            await self._feed.publish_resync(f"{self.table.value}: {self._plan.gap}")
+            try:
+                await self._feed.publish_resync(f"{self.table.value}: {self._plan.gap}")
+            except Exception:  # the feed is cut off: its listeners resync once it is back
+                log.warning("resync for %s not published", self.shard_id, exc_info=True)
         iterator: str | None = await self._open(self._plan.start)
         while True:
             if not self._locks.is_held(self.lock):
@@ -148,8 +151,10 @@ class ShardReader:
             created = _epoch(stream_record.get("ApproximateCreationDateTime"))
             if created is not None:
                 newest = created if newest is None else max(newest, created)
-            if self._since is not None and created is not None and created < self._since:
-                continue
+            if self._since is not None and created is not None:
+                if created < self._since:
+                    continue
+                self._since = None  # past the first start: publish everything from here
             key = stream_record.get("Keys", {}).get(self._partition_key, {}).get("S")
             if isinstance(key, str):
                 changes[Change(self.table, key)] = None
@@ -167,7 +172,6 @@ class ShardReader:
             sequence = records[-1].get("dynamodb", {}).get("SequenceNumber")
             if isinstance(sequence, str):
                 await self._write(Checkpoint(sequence_number=sequence))
-                self._since = None
 
     async def _write(self, checkpoint: Checkpoint) -> None:
         """Write the checkpoint with a heartbeat conditioned on our owner and version.

@@ -298,7 +298,9 @@ async def test_a_takeover_before_any_record_reads_from_the_start_and_publishes_f
     stream = SyntheticStream()
     stream.add_shard("shard-1")
     now = datetime.now(UTC)
-    stream.write("shard-1", "USERS#long-before", created=now - timedelta(hours=1))
+    # More than a page of records from before the first start: the second page's too are old.
+    for n in range(1001):
+        stream.write("shard-1", f"USERS#long-before-{n}", created=now - timedelta(hours=1))
     stream.write("shard-1", "USERS#after-the-start", created=now - timedelta(seconds=5))
     started = (now - timedelta(seconds=10)).timestamp()
     await put_lease(dynamodb, tables, "shard-1", Checkpoint(since=started))
