@@ -214,11 +214,9 @@ class LeaseCoordinator:
         random.shuffle(taken)
         for candidate in free + taken:
             key = lease_key(self._table_name(candidate.table), candidate.shard.shard_id)
-            if key in self._held or (
-                candidate.lease is not None
-                and candidate.lease.owner_name == self.owner_name
-                and not candidate.lease.released
-            ):
+            # A lease in our name that we do not hold (our reader stopped when its lease ran
+            # out locally) is taken again like any other: after a whole lease unchanged.
+            if key in self._held:
                 continue
             if await self._take(key, candidate):
                 return

@@ -312,3 +312,32 @@ async def test_a_takeover_before_any_record_reads_from_the_start_and_publishes_f
     assert keys(recorder.heard) == ["USERS#after-the-start"]
     opened = stream.faults.of("GetShardIterator")[0].params
     assert opened["ShardIteratorType"] == "TRIM_HORIZON"
+
+
+async def test_a_lease_left_in_our_own_name_is_taken_again_after_a_whole_lease(
+    dynamo: Dynamo, dynamodb: DynamoDBClient, tables: TableNames
+) -> None:
+    """Our reader stopped (its lease ran out locally while DynamoDB did not answer), but the
+    item still names us: with no other replica, we must take it again ourselves."""
+    stream = SyntheticStream()
+    stream.add_shard("shard-1")
+    start = stream.write("shard-1", "USERS#a")
+    stream.write("shard-1", "USERS#b")
+    feed = MemoryChangeFeed()
+    recorder = Recorder()
+    feed.listen(recorder)
+    reader = coordinator(dynamo, stream, feed, tables=PAVE, owner_name="US")
+    await dynamodb.put_item(
+        TableName=tables.locks,
+        Item={
+            "key": {"S": lease_key(tables.pave, "shard-1")},
+            "ownerName": {"S": "US"},
+            "leaseDuration": {"S": "1s"},
+            "recordVersionNumber": {"S": "1:STALE"},
+            "data": {"B": Checkpoint(sequence_number=str(start)).encode()},
+        },
+    )
+    async with running(reader):
+        await until(lambda: "USERS#b" in keys(recorder.heard))
+        assert reader.held == 1
+    assert keys(recorder.heard) == ["USERS#b"]
