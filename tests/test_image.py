@@ -84,7 +84,7 @@ async def seeded_tables(dynalite: DynaliteServer) -> TableNames:
     gateway reads them with its own clock)."""
     names = unique_table_names()
     async with open_test_client(dynalite.endpoint_url) as client:
-        await create_tables(client, names, ttl=False)
+        await create_tables(client, names, ttl=False, streams=False)
         settings = Settings(dynamodb_endpoint_url=dynalite.endpoint_url, tables=names)
         await seed_demo(Dynamo(client, names, max_concurrency=16), datetime.now(UTC), settings)
     return names
