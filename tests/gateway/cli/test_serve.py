@@ -11,7 +11,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from gateway.auth.tokens import mint_token
 from gateway.cli.embedded import free_port
 from gateway.cli.examples import FRONTEND_QUERY
 from schema.clock import SystemClock
+from tests.processes import stop, wait_until_answered
 
 SCRIPT = Path(sys.executable).parent / "insight-gateway"
 EXPORT = re.compile(r"^export ([A-Z_]+)=(\S+)$", re.M)
@@ -63,27 +63,11 @@ def serve(checkout: Path, *args: str, env: dict[str, str] | None = None) -> Iter
     ):
         try:
             url = f"http://127.0.0.1:{port}"
-            deadline = time.monotonic() + 60
-            while True:
-                if process.poll() is not None:
-                    pytest.fail(f"serve exited {process.returncode}:\n{err.read_text()}")
-                if time.monotonic() > deadline:
-                    pytest.fail(f"serve did not answer /healthz in 60 s:\n{err.read_text()}")
-                try:
-                    if httpx.get(url + "/healthz", timeout=1).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                time.sleep(0.1)
+            wait_until_answered(url + "/healthz", process, seconds=60, output=err.read_text)
             printed = out.read_text()
             yield Served(url, printed, dict(EXPORT.findall(printed)))
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=5)
+            stop(process, seconds=20)
 
 
 def graphql(

@@ -10,18 +10,17 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import httpx
 import pytest
 
 from gateway.cli.demo import ADA
 from gateway.cli.embedded import free_port
 from gateway.http.graphiql_assets import assets_present
+from tests.processes import stop, wait_until_answered
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -73,33 +72,14 @@ def embedded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedded]:
     ):
         try:
             url = f"http://127.0.0.1:{port}"
-            _wait_until_healthy(url, process, output)
+            wait_until_answered(url + "/healthz", process, seconds=60, output=output.read_text)
             printed = output.read_text()
             assert f"GraphiQL: {url}/graphql" in printed
             token = re.search(r"^export DASHBOARD_TOKEN=(\S+)$", printed, re.M)
             assert token is not None, printed
             yield Embedded(url=url, token=token.group(1))
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=5)
-
-
-def _wait_until_healthy(url: str, process: subprocess.Popen[bytes], output: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"serve --embedded exited with {process.returncode}:\n{output.read_text()}")
-        try:
-            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    pytest.fail(f"serve --embedded did not answer /healthz within 60 s:\n{output.read_text()}")
+            stop(process, seconds=15)
 
 
 def test_graphiql_opens_on_the_demo_query_and_a_typed_query_shows_the_demo_users_data(
