@@ -1,8 +1,9 @@
-"""A server the tests (and the benchmarks) start as a child process on 127.0.0.1: wait until
-it answers, and stop it by its own process id."""
+"""A server the tests (and the benchmarks) start as a child process on 127.0.0.1: a free port
+for it, wait until it answers, and stop it by its own process id."""
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import time
 from collections.abc import Callable
@@ -12,6 +13,14 @@ import httpx
 
 #: Seconds a stopped process has to exit on SIGTERM before it is killed.
 STOP_SECONDS = 10.0
+
+
+def free_port() -> int:
+    """A port free on 127.0.0.1 now (another process may take it before it is bound)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
 
 
 def is_ok(response: httpx.Response) -> bool:

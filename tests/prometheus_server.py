@@ -19,8 +19,7 @@ from typing import Any
 
 import yaml
 
-from gateway.cli.embedded import free_port
-from tests.processes import stop, wait_until_answered
+from tests.processes import free_port, stop, wait_until_answered
 
 STARTUP_SECONDS = 30.0
 

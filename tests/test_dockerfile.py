@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from gateway.cli.embedded import free_port
 from tests.dockerfile import Stage, global_arguments, read_stages
-from tests.processes import stop, wait_until_answered
+from tests.processes import free_port, stop, wait_until_answered
 
 ROOT = Path(__file__).resolve().parents[1]
 STAGES = read_stages(ROOT / "Dockerfile")

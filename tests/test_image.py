@@ -24,7 +24,6 @@ from packaging.utils import canonicalize_name
 
 from gateway.auth.tokens import mint_token
 from gateway.cli.demo import ADA, seed_demo
-from gateway.cli.embedded import free_port
 from gateway.http.graphiql import ASSETS_PATH
 from gateway.http.graphiql_assets import ASSETS, integrity_of
 from gateway.settings import Settings
@@ -47,6 +46,7 @@ from tests.container import (
 )
 from tests.dynalite_server import DynaliteServer
 from tests.faults import Delay, FaultProxy, fault_proxy
+from tests.processes import free_port
 
 SECRET = "image-tests-secret-0123456789abcdefgh"
 QUERY = f'{{ user(id: "{ADA}") {{ id alert {{ alertSent balanceSetting }} }} }}'

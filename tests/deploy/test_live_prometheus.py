@@ -26,7 +26,6 @@ import yaml
 from gateway.app import create_app
 from gateway.auth.tokens import mint_token
 from gateway.cli.demo import ADA, BOB, seed_demo
-from gateway.cli.embedded import free_port
 from gateway.cli.examples import FRONTEND_QUERY
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
@@ -37,6 +36,7 @@ from tests.deploy.prometheus_rule import RULES
 from tests.deploy.tools import require
 from tests.faults import Throttle, Unprocess, fault_proxy
 from tests.live_server import serve_in_thread
+from tests.processes import free_port
 from tests.prometheus_server import PrometheusServer
 
 ROOT = Path(__file__).resolve().parents[2]

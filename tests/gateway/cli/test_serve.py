@@ -23,10 +23,9 @@ import pytest
 
 from gateway.auth.dev_secret import DEV_SECRET_FILE, load_or_create_dev_secret
 from gateway.auth.tokens import mint_token
-from gateway.cli.embedded import free_port
 from gateway.cli.examples import FRONTEND_QUERY
 from schema.clock import SystemClock
-from tests.processes import stop, wait_until_answered
+from tests.processes import free_port, stop, wait_until_answered
 
 SCRIPT = Path(sys.executable).parent / "insight-gateway"
 EXPORT = re.compile(r"^export ([A-Z_]+)=(\S+)$", re.M)

@@ -18,9 +18,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from gateway.cli.demo import ADA
-from gateway.cli.embedded import free_port
 from gateway.http.graphiql_assets import assets_present
-from tests.processes import stop, wait_until_answered
+from tests.processes import free_port, stop, wait_until_answered
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
