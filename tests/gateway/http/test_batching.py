@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from typing import Any
@@ -22,8 +22,7 @@ from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.principal import DASHBOARD, WRITER
-from tests.faults import Delay, FaultProxy, fault_proxy
-from tests.redis_server import RedisServer
+from tests.faults import Delay, FaultProxy
 
 SECRET = "batching-tests-secret-0123456789abcdef"
 #: Long enough that a second BatchGetItem sent after the first one's answer would show as a
@@ -33,12 +32,6 @@ DELAY = Delay(0.2)
 
 def alert_of(user_id: str) -> str:
     return f'{{ user(id: "{user_id}") {{ id alert {{ alertSent }} }} }}'
-
-
-@pytest.fixture
-async def proxy(endpoint_url: str) -> AsyncIterator[FaultProxy]:
-    async with fault_proxy(endpoint_url) as proxy:
-        yield proxy
 
 
 @asynccontextmanager
@@ -70,14 +63,6 @@ async def serving(
         ) as client,
     ):
         yield client
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer()
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.mark.parametrize("budgets", ["memory", "redis"])

@@ -25,17 +25,11 @@ from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.principal import DASHBOARD
-from tests.faults import FaultProxy, Refuse, Throttle, Unprocess, fault_proxy
+from tests.faults import FaultProxy, Refuse, Throttle, Unprocess
 
 SECRET = "metrics-tests-secret-0123456789abcdef"
 POINTS = f'{{ user(id: "{ADA}") {{ id payday {{ nextDate }} alert {{ alertSent }} }} }}'
 MINE = f'{{ user(id: "{ADA}") {{ id alert {{ alertSent }} latestMine {{ minedAt }} }} }}'
-
-
-@pytest.fixture
-async def proxy(endpoint_url: str) -> AsyncIterator[FaultProxy]:
-    async with fault_proxy(endpoint_url) as proxy:
-        yield proxy
 
 
 @asynccontextmanager

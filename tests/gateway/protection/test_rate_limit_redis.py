@@ -29,14 +29,6 @@ from tests.redis_server import RedisServer
 STARTUP_SECONDS = 30.0
 
 
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer()
-    server.start()
-    yield server
-    server.stop()
-
-
 @pytest.fixture
 def redis(redis_server: RedisServer) -> Iterator[RedisServer]:
     """The module's Redis with no budget in it, running again after the test whatever it did."""
