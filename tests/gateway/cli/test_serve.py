@@ -5,15 +5,9 @@ checkout's development secret."""
 
 from __future__ import annotations
 
-import os
-import re
 import shutil
 import socket
 import subprocess
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -25,48 +19,7 @@ from gateway.auth.dev_secret import DEV_SECRET_FILE, load_or_create_dev_secret
 from gateway.auth.tokens import mint_token
 from gateway.cli.examples import FRONTEND_QUERY
 from schema.clock import SystemClock
-from tests.processes import free_port, stop, wait_until_answered
-
-SCRIPT = Path(sys.executable).parent / "insight-gateway"
-EXPORT = re.compile(r"^export ([A-Z_]+)=(\S+)$", re.M)
-
-
-@dataclass(frozen=True, slots=True)
-class Served:
-    url: str
-    printed: str
-    tokens: dict[str, str]
-
-
-def clean_env(**more: str) -> dict[str, str]:
-    """The environment of a newcomer's shell: no INSIGHT_* variable."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("INSIGHT_")}
-    return {**env, **more}
-
-
-@contextmanager
-def serve(checkout: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[Served]:
-    """`insight-gateway serve ARGS --port P` run in `checkout`, until it answers /healthz."""
-    port = free_port()
-    out, err = checkout / f"stdout-{port}.txt", checkout / f"stderr-{port}.txt"
-    with (
-        out.open("w") as stdout,
-        err.open("w") as stderr,
-        subprocess.Popen(
-            [SCRIPT, "serve", *args, "--port", str(port)],
-            cwd=checkout,
-            stdout=stdout,
-            stderr=stderr,
-            env=env or clean_env(),
-        ) as process,
-    ):
-        try:
-            url = f"http://127.0.0.1:{port}"
-            wait_until_answered(url + "/healthz", process, seconds=60, output=err.read_text)
-            printed = out.read_text()
-            yield Served(url, printed, dict(EXPORT.findall(printed)))
-        finally:
-            stop(process, seconds=20)
+from tests.gateway.cli.serving import SCRIPT, Served, clean_env, serve
 
 
 def graphql(
