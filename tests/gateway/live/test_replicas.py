@@ -23,7 +23,8 @@ from loaders.changes import Change
 from loaders.changes.redis_feed import RedisChangeFeed
 from loaders.tables import Table, TableNames
 from tests.loaders.changes.test_memory_feed import Recorder
-from tests.redis_server import RedisServer, free_port
+from tests.processes import free_port
+from tests.redis_server import RedisServer
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
