@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable
 from graphql import parse
 from prometheus_client import CollectorRegistry
 
-from gateway.cli.demo import seed_demo
+from bench.seed import seed_users
 from gateway.cli.embedded import EmbeddedDynamoDB
 from gateway.observability.field_usage import FieldUsage, coordinates_of
 from gateway.resources import open_dynamo
@@ -39,6 +39,9 @@ from tests.faults import Delay, FaultProxy, fault_proxy
 from tests.gateway.http_client import app_client
 
 SECRET = "bench-ecosystem-secret-0123456789abcdef"
+#: The users the batches read, seeded with the benchmark's full users (bench/seed.py), so
+#: that each read returns the rows a real user has.
+BENCH_USERS = [f"bench-u{n:02}" for n in range(10)]
 
 
 def alert_of(user_id: str) -> str:
@@ -58,7 +61,7 @@ async def batching(settings: Settings, proxy: FaultProxy, delay: float, rounds: 
     print(f"batching: every DynamoDB answer delayed {delay * 1000:.0f} ms; medians of {rounds}")
     async with app_client(settings, SystemClock(), http_timeout=60) as client:
         for count in (3, 10):
-            users = [f"bench-u{n:02}" for n in range(count)]
+            users = BENCH_USERS[:count]
             batch = [{"query": alert_of(user)} for user in users]
 
             async def one_batch(batch: list[dict[str, str]] = batch) -> None:
@@ -120,7 +123,7 @@ async def main() -> None:
         )
         async with open_dynamo(settings) as dynamo:
             await create_tables(dynamo.client, settings.tables)
-            await seed_demo(dynamo, SystemClock().now(), settings)
+            await seed_users(dynamo, BENCH_USERS, SystemClock().now(), settings)
         async with fault_proxy(dynamodb.endpoint_url) as proxy:
             proxied = dataclasses.replace(settings, dynamodb_endpoint_url=proxy.endpoint_url)
             await batching(proxied, proxy, args.delay_ms / 1000, args.rounds)
