@@ -103,9 +103,14 @@ async def _create_table(
         )
     except ClientError as error:
         # A CreateTable that timed out on a loaded machine is retried by botocore, and the
-        # retry finds the table its first attempt made: that table is the one asked for.
+        # retry finds the table its first attempt made. Accepted only when it is the table
+        # asked for: an older table under the name with other keys is an error.
         if error.response.get("Error", {}).get("Code") != "ResourceInUseException":
             raise
+        described = await client.describe_table(TableName=name)
+        found = [dict(key) for key in described["Table"]["KeySchema"]]
+        if found != schema:
+            raise ValueError(f"table {name} exists with the key schema {found}, not {schema}")
     waiter = client.get_waiter("table_exists")
     await waiter.wait(TableName=name, WaiterConfig={"Delay": 0.05, "MaxAttempts": 200})  # type: ignore[typeddict-item]
     if ttl and table in TTL_TABLES:
