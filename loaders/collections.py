@@ -39,8 +39,22 @@ class Collected:
         self._decoded: list[Item | None] = [None] * len(wire_items)
         self._by_sk: dict[str, int] | None = None
 
+    @classmethod
+    def of_items(cls, table: Table, items: list[Item]) -> Collected:
+        """A partition already decoded (the coherent cache's, shared by many requests)."""
+        collected = cls(table, [])
+        sort_key = table.key_names[1]
+        assert sort_key is not None
+        collected._sort_keys = [item[sort_key] for item in items]
+        collected._decoded = list(items)
+        return collected
+
     def __len__(self) -> int:
-        return len(self._wire)
+        return len(self._sort_keys)
+
+    @property
+    def sort_keys(self) -> list[str]:
+        return self._sort_keys
 
     @property
     def decoded(self) -> int:
