@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route
 
+from gateway.cache import open_cache
 from gateway.http.budget_charge import BudgetCharge
 from gateway.http.cors import cors_middleware
 from gateway.http.graphiql import GraphiQLDefaults, graphiql_static_mount
 from gateway.http.graphql_view import GatewayGraphQL
 from gateway.http.operation_gate import OperationGate
 from gateway.http.rate_limit import Budgets
+from gateway.observability.cache_metrics import CacheMetrics
 from gateway.observability.dynamodb_failures import FailureLog
 from gateway.observability.health import healthz, readyz
 from gateway.observability.logs import AccessLog
@@ -45,6 +47,7 @@ def create_app(
 
     tracing = tracing_from_settings(settings)
     metrics = Metrics()
+    CacheMetrics(metrics.registry, lambda: getattr(app.state, "cache", None))
     failures = FailureLog()
 
     @asynccontextmanager
@@ -57,8 +60,11 @@ def create_app(
             # One lock client per process: one owner name, as a Go service has.
             app.state.locks = LockClient(dynamo)
             try:
-                with settled_collector():
-                    yield
+                async with AsyncExitStack() as resources:
+                    if settings.cache:
+                        await resources.enter_async_context(open_cache(app, settings))
+                    with settled_collector():
+                        yield
             finally:
                 # From here /readyz answers 503 while the client closes.
                 del app.state.dynamo

@@ -95,28 +95,38 @@ class Collections:
         self._sources: dict[Partition, asyncio.Future[list[WireItem]]] = {}
         # One `Collected` (and its SK index) per partition, however many keys derive.
         self._collected: dict[Partition, Collected] = {}
+        # Partitions whose Query answers decoded items (the coherent cache's reads).
+        self._decoded: set[Partition] = set()
 
     def __contains__(self, partition: Partition) -> bool:
         return partition in self._starts
 
     def add(
-        self, partition: Partition, start: Callable[[], asyncio.Future[list[WireItem]]]
+        self,
+        partition: Partition,
+        start: Callable[[], asyncio.Future[list[WireItem]]],
+        *,
+        decoded: bool = False,
     ) -> None:
         """Collect `partition`; `start` sends its Query (through the query core) when a
-        read first needs it."""
+        read first needs it. `decoded`: its items come decoded already."""
         self._starts.setdefault(partition, start)
+        if decoded:
+            self._decoded.add(partition)
 
     def discard(self, partition: Partition) -> None:
         """Forget a partition's items (the request wrote to it): later loads read afresh."""
         self._starts.pop(partition, None)
         self._sources.pop(partition, None)
         self._collected.pop(partition, None)
+        self._decoded.discard(partition)
 
     def clear(self) -> None:
         """Forget every partition (the request is over)."""
         self._starts.clear()
         self._sources.clear()
         self._collected.clear()
+        self._decoded.clear()
 
     def derive(
         self, partition: Partition, pick: Callable[[Collected], T]
@@ -151,5 +161,7 @@ class Collections:
             return
         collected = self._collected.get(partition)
         if collected is None:
-            collected = self._collected[partition] = Collected(partition[0], source.result())
+            table, items = partition[0], source.result()
+            built = Collected.of_items if partition in self._decoded else Collected
+            collected = self._collected[partition] = built(table, items)
         derived.set_result(pick(collected))

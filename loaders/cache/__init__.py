@@ -7,16 +7,25 @@ through a `CacheReader`; mutations drop and publish their partitions through a
 """
 
 from loaders.cache.coherent import MISS, CoherentCache, Miss
-from loaders.cache.feed_watch import DISCONNECTED, LAGGING, NO_POSITION, FeedWatch
+from loaders.cache.feed_watch import (
+    DISCONNECTED,
+    LAGGING,
+    NO_POSITION,
+    STREAMED_TABLES,
+    FeedWatch,
+)
 from loaders.cache.reader import CacheReader
+from loaders.cache.writes import WritePublisher
 
 __all__ = [
     "DISCONNECTED",
     "LAGGING",
     "MISS",
     "NO_POSITION",
+    "STREAMED_TABLES",
     "CacheReader",
     "CoherentCache",
     "FeedWatch",
     "Miss",
+    "WritePublisher",
 ]

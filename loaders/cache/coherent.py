@@ -110,6 +110,7 @@ class CoherentCache:
     def _storable(self, version: int | None, partition: Partition) -> bool:
         return (
             version is not None
+            and partition[0] in self.watch.streamed_tables
             and version >= self._floor
             and self._changed.get(partition, -1) <= version
             and self.bypass_reason() is None
@@ -171,19 +172,18 @@ class CoherentCache:
 
     def store_whole(
         self, version: int | None, table: Table, pk: str, now_seconds: int, items: list[Item]
-    ) -> Collected:
-        """The partition's live items, read whole: stored, and given back as the request's
-        `Collected` (decoded once, for this request and the next)."""
-        collected = Collected.of_items(table, items)
+    ) -> None:
+        """The partition's live items (decoded), read whole."""
         partition = (table, pk)
-        if self._storable(version, partition):
-            self.store.drop(partition)
-            entry = self.store.entry(partition)
-            entry.whole = collected
-            entry.read_at(now_seconds, items)
-            size = _ENTRY_OVERHEAD + items_size(items) + measured_size(collected.sort_keys)
-            self.store.grew(partition, entry, size)
-        return collected
+        if not self._storable(version, partition):
+            return
+        collected = Collected.of_items(table, items)
+        self.store.drop(partition)
+        entry = self.store.entry(partition)
+        entry.whole = collected
+        entry.read_at(now_seconds, items)
+        size = _ENTRY_OVERHEAD + items_size(items) + measured_size(collected.sort_keys)
+        self.store.grew(partition, entry, size)
 
     def store_points(
         self, version: int | None, now_seconds: int, found: Mapping[ItemKey, Item | None]

@@ -14,6 +14,9 @@ from collections.abc import Callable, Iterable
 from loaders.changes import ShardPosition
 from loaders.tables import Table
 
+#: The tables whose streams the change feed carries (SPEC section 7): the only ones cached.
+STREAMED_TABLES = frozenset({Table.PAVE, Table.INCOME_DETECTION, Table.BALANCE_SETTINGS})
+
 #: Bypass reasons, the `reason` label of `gateway_cache_bypasses`.
 DISCONNECTED = "disconnected"
 NO_POSITION = "no_position"
@@ -26,8 +29,8 @@ class FeedWatch:
 
     def __init__(
         self,
-        streamed_tables: Iterable[Table],
-        max_lag_seconds: float,
+        streamed_tables: Iterable[Table] = STREAMED_TABLES,
+        max_lag_seconds: float = 2.0,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.streamed_tables = frozenset(streamed_tables)

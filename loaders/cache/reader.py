@@ -7,7 +7,6 @@ from datetime import datetime
 from loaders.cache.coherent import MISS, CoherentCache, Miss
 from loaders.call_log import CallLog
 from loaders.codec import Item
-from loaders.collections import Collected
 from loaders.keys import ItemKey, QueryKey
 from loaders.tables import Table
 
@@ -64,10 +63,8 @@ class CacheReader:
     def begin(self) -> int | None:
         return self.cache.begin()
 
-    def store_whole(
-        self, version: int | None, table: Table, pk: str, items: list[Item]
-    ) -> Collected:
-        return self.cache.store_whole(version, table, pk, self.now_seconds, items)
+    def store_whole(self, version: int | None, table: Table, pk: str, items: list[Item]) -> None:
+        self.cache.store_whole(version, table, pk, self.now_seconds, items)
 
     def store_points(self, version: int | None, found: dict[ItemKey, Item | None]) -> None:
         self.cache.store_points(version, self.now_seconds, found)

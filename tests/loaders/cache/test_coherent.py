@@ -160,7 +160,7 @@ def test_a_position_lagging_on_one_shard_of_several_bypasses() -> None:
 
 def test_the_bound_evicts_the_least_recently_used() -> None:
     cache, _ = whole_cache()
-    sizes = []
+    sizes: list[int] = []
     for n in range(3):
         partition_items = [{"PK": f"USERS#{n}", "SK": f"A#{i}", "x": "y" * 50} for i in range(5)]
         cache.store_whole(cache.begin(), Table.PAVE, f"USERS#{n}", NOW_S, partition_items)

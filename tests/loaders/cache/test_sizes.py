@@ -6,7 +6,6 @@ import gc
 import json
 import tracemalloc
 from collections import defaultdict
-from typing import Any
 
 from bench.seed import user_items
 from gateway.settings import Settings
@@ -19,7 +18,7 @@ from tests.conftest import NOW
 USERS = 20
 
 
-def responses() -> list[tuple[Table, str, list[dict[str, Any]]]]:
+def responses() -> list[tuple[Table, str, str]]:
     """Each partition of realistic users as a Query's response text (as botocore gets it)."""
     partitions: dict[tuple[Table, str], list[Item]] = defaultdict(list)
     for n in range(USERS):
