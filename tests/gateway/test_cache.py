@@ -14,6 +14,7 @@ import pytest
 
 from bench.seed import seed_users
 from gateway.settings import Settings
+from loaders import keys
 from loaders.changes import Change, ShardPosition
 from loaders.dynamodb import Dynamo
 from loaders.rows.income import IncomeRow
@@ -256,3 +257,38 @@ async def test_two_principals_over_one_cached_partition_see_what_their_rules_sho
     assert [error["extensions"]["code"] for error in body["errors"]] == ["FORBIDDEN"]
     assert body["extensions"]["cost"]["dynamodbCalls"] == 0
     assert viewer["viewer"] == {"id": "u-1", "income": dashboard["users"][0]["income"]}
+
+
+async def test_a_failed_conditional_write_drops_its_partition(
+    seeded: Dynamo, settings: Settings, clock: FixedClock
+) -> None:
+    pages = "query($id: ID!) { user(id: $id) { lastPages { paveRequestId page } } }"
+    mutation = """mutation($input: RecordLastPageInput!) {
+        recordLastPage(input: $input) { page } }"""
+    async with cached_gateway(settings, clock) as gateway:
+        before, _ = await gateway.read(pages, {"id": "u-1"})
+        request_id = before["user"]["lastPages"][0]["paveRequestId"]
+        page = before["user"]["lastPages"][0]["page"]
+        # Another service records a later page; the feed has not delivered it yet.
+        stored = dict(await outside_last_page(seeded, "u-1", request_id, page + 5))
+        # A lower page: the condition fails, the stored row is answered, nothing written.
+        answered = await gateway.write(
+            mutation, {"input": {"userId": "u-1", "paveRequestId": request_id, "page": page + 1}}
+        )
+        assert answered == {"recordLastPage": {"page": stored["page"]}}
+        after, cost = await gateway.read(pages, {"id": "u-1"})
+    assert cost["dynamodbCalls"] > 0
+    assert {"paveRequestId": request_id, "page": page + 5} in after["user"]["lastPages"]
+
+
+async def outside_last_page(dynamo: Dynamo, user_id: str, request_id: str, page: int) -> Any:
+    key = keys.last_page(user_id, request_id)
+    answer = await dynamo.call(
+        "update_item",
+        TableName=dynamo.tables.name(key.table),
+        Key=key.attributes(),
+        UpdateExpression="SET page = :page",
+        ExpressionAttributeValues={":page": {"N": str(page)}},
+        ReturnValues="ALL_NEW",
+    )
+    return {"page": int(answer["Attributes"]["page"]["N"])}
