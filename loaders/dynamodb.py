@@ -31,17 +31,9 @@ BATCH_WRITE_LIMIT = 25
 
 #: Error codes that mean "DynamoDB could not answer now", as opposed to a bad request.
 UNAVAILABLE_CODES = frozenset(
-    {
-        "ProvisionedThroughputExceededException",
-        "ThrottlingException",
-        "RequestLimitExceeded",
-        "InternalServerError",
-        "ServiceUnavailable",
-        "LimitExceededException",
-        "TransactionInProgressException",
-        "RequestTimeout",
-        "RequestTimeoutException",
-    }
+    "ProvisionedThroughputExceededException ThrottlingException RequestLimitExceeded "
+    "InternalServerError ServiceUnavailable LimitExceededException "
+    "TransactionInProgressException RequestTimeout RequestTimeoutException".split()
 )
 
 # The HTTP attempts botocore makes for the call in flight in this task (retries included);
