@@ -29,12 +29,13 @@ if TYPE_CHECKING:
 BATCH_GET_LIMIT = 100
 BATCH_WRITE_LIMIT = 25
 
-#: Error codes that mean "DynamoDB could not answer now", as opposed to a bad request.
-UNAVAILABLE_CODES = frozenset(
+_UNAVAILABLE = (
     "ProvisionedThroughputExceededException ThrottlingException RequestLimitExceeded "
     "InternalServerError ServiceUnavailable LimitExceededException "
-    "TransactionInProgressException RequestTimeout RequestTimeoutException".split()
+    "TransactionInProgressException RequestTimeout RequestTimeoutException"
 )
+#: Error codes that mean "DynamoDB could not answer now", as opposed to a bad request.
+UNAVAILABLE_CODES = frozenset(_UNAVAILABLE.split())
 
 # The HTTP attempts botocore makes for the call in flight in this task (retries included);
 # set by `Dynamo.call`, counted by a client event handler.
