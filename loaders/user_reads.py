@@ -11,6 +11,7 @@ from loaders.codec import Item, from_wire, months_back, to_wire
 from loaders.keys import ItemKey
 from loaders.point_reads import PointReadLoader
 from loaders.queries import QueryLoader
+from loaders.rows import fields
 from loaders.rows.alert import AlertRow
 from loaders.rows.balance import BalanceRow
 from loaders.rows.balance_settings import BalanceSettingsRow
@@ -108,13 +109,16 @@ class UserReads:
     async def _latest_expenses(
         self, kind: ExpenseKind, query: keys.QueryKey, user_id: str
     ) -> list[ExpenseRow]:
-        # The mine and the expenses are read together (one wait), then the rows of older
-        # mines are dropped.
+        # The mine and the expenses are read together (one wait), then the items of older
+        # mines are dropped before their rows are built (half of a user's, as seeded).
         mine, items = await asyncio.gather(self.latest_mine(user_id), self.queries.load(query))
         if mine is None:
             return []
-        rows = [expense_from_item(kind, item) for item in items]
-        current = [row for row in rows if row.last_mine == mine.mined_at]
+        current = [
+            expense_from_item(kind, item)
+            for item in items
+            if fields.instant(item, "last_mine") == mine.mined_at
+        ]
         return sorted(current, key=lambda row: row.sort_key)
 
     async def cash_advance_scores(self, user_id: str, limit: int) -> list[ScoreRow]:
