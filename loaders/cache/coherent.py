@@ -17,6 +17,7 @@ from typing import Final
 
 from loaders.cache.entries import EntryStore, Partition, PartitionEntry
 from loaders.cache.feed_watch import FeedWatch
+from loaders.cache.items import ROWS_PER_ITEM_SIZE, cached_item
 from loaders.cache.sizes import items_size, key_size, measured_size
 from loaders.changes import Change, ShardPosition
 from loaders.codec import Item
@@ -177,12 +178,17 @@ class CoherentCache:
         partition = (table, pk)
         if not self._storable(version, partition):
             return
+        items = [cached_item(item) for item in items]
         collected = Collected.of_items(table, items)
         self.store.drop(partition)
         entry = self.store.entry(partition)
         entry.whole = collected
         entry.read_at(now_seconds, items)
-        size = _ENTRY_OVERHEAD + items_size(items) + measured_size(collected.sort_keys)
+        size = (
+            _ENTRY_OVERHEAD
+            + int(items_size(items) * (1 + ROWS_PER_ITEM_SIZE))
+            + measured_size(collected.sort_keys)
+        )
         self.store.grew(partition, entry, size)
 
     def store_points(
@@ -196,9 +202,12 @@ class CoherentCache:
             entry, added = self._writable(partition, now_seconds)
             if entry.whole is not None or key.sk in entry.points:
                 continue
-            entry.points[key.sk] = item
-            entry.read_at(now_seconds, (item,))
-            added += measured_size(key.sk) + (measured_size(item) if item is not None else 0)
+            kept = None if item is None else cached_item(item)
+            entry.points[key.sk] = kept
+            entry.read_at(now_seconds, (kept,))
+            added += measured_size(key.sk)
+            if kept is not None:
+                added += int(measured_size(kept) * (1 + ROWS_PER_ITEM_SIZE))
             self.store.grew(partition, entry, added)
 
     def store_query(
@@ -210,9 +219,11 @@ class CoherentCache:
         entry, added = self._writable(partition, now_seconds)
         if entry.whole is not None or query in entry.queries:
             return
-        entry.queries[query] = items
-        entry.read_at(now_seconds, items)
-        added += key_size(query) + measured_size(items)
+        kept: list[Item] = [cached_item(item) for item in items]
+        entry.queries[query] = kept
+        entry.read_at(now_seconds, kept)
+        added += key_size(query) + measured_size(kept)
+        added += int(items_size(kept) * ROWS_PER_ITEM_SIZE)
         self.store.grew(partition, entry, added)
 
     def _writable(self, partition: Partition, now_seconds: int) -> tuple[PartitionEntry, int]:

@@ -15,6 +15,7 @@ from loaders.cache import (
     CoherentCache,
     FeedWatch,
 )
+from loaders.cache.items import row_of
 from loaders.changes import Change, ShardPosition
 from loaders.keys import ItemKey, QueryKey
 from loaders.tables import Table
@@ -185,3 +186,24 @@ def test_a_consistent_reader_never_answers_from_the_cache_but_refreshes_it() -> 
     cache.drop((Table.PAVE, PK))
     consistent.store_points(consistent.begin(), {key: item("A#1", fresh=True)})
     assert CacheReader(cache, NOW).point(key) == item("A#1", fresh=True)
+
+
+def test_a_cached_items_row_is_built_once_and_an_uncached_ones_each_time() -> None:
+    cache, _ = whole_cache()
+    key = ItemKey(Table.PAVE, PK, "A#1")
+    cache.store_points(cache.begin(), NOW_S, {key: item("A#1")})
+    built: list[object] = []
+
+    def build(found: dict[str, object]) -> tuple[object, ...]:
+        built.append(found)
+        return tuple(found.items())
+
+    cached = cache.point(key, NOW_S)
+    again = cache.point(key, NOW_S)
+    assert isinstance(cached, dict)
+    assert isinstance(again, dict)
+    assert row_of(build, cached) is row_of(build, again)
+    assert len(built) == 1
+    plain = item("A#1")
+    assert row_of(build, plain) == row_of(build, plain)
+    assert len(built) == 3
