@@ -29,7 +29,7 @@ class Collected:
     They arrive in wire form and each is decoded the first time a read picks it: a full
     User reads ~110 of its partition's items, a selection of two fields a handful."""
 
-    __slots__ = ("_by_sk", "_decoded", "_sort_keys", "_wire")
+    __slots__ = ("_answers", "_by_sk", "_decoded", "_sort_keys", "_wire")
 
     def __init__(self, table: Table, wire_items: list[WireItem]) -> None:
         sort_key = table.key_names[1]
@@ -38,6 +38,10 @@ class Collected:
         self._sort_keys: list[str] = [item[sort_key]["S"] for item in wire_items]
         self._decoded: list[Item | None] = [None] * len(wire_items)
         self._by_sk: dict[str, int] | None = None
+        # Each Query's answer, once picked (the coherent cache's partitions answer the
+        # same Queries request after request; a few lists of references, within the rows'
+        # share the cache charges). Callers never change an answer's list.
+        self._answers: dict[QueryKey, list[Item]] = {}
 
     @classmethod
     def of_items(cls, table: Table, items: list[Item]) -> Collected:
@@ -74,6 +78,12 @@ class Collected:
         return self._item(index) if index is not None else None
 
     def query(self, query: QueryKey) -> list[Item]:
+        answer = self._answers.get(query)
+        if answer is None:
+            answer = self._answers[query] = self._pick(query)
+        return answer
+
+    def _pick(self, query: QueryKey) -> list[Item]:
         prefix = query.sk_prefix
         matching = [index for index, sk in enumerate(self._sort_keys) if sk.startswith(prefix)]
         if query.newest_first:

@@ -31,6 +31,9 @@ _EXPENSE_ROWS: dict[ExpenseKind, Callable[[Item], ExpenseRow]] = {
     kind: partial(expense_from_item, kind) for kind in (RECURRING, RITUAL)
 }
 
+#: An expense item's mine, parsed once per cached item.
+_LAST_MINE: Callable[[Item], datetime | None] = partial(fields.instant, name="last_mine")
+
 
 class UserReads:
     """Per request: `now` is fixed at the request's start so every rule agrees on it."""
@@ -124,9 +127,7 @@ class UserReads:
             return []
         build = _EXPENSE_ROWS[kind]
         current = [
-            row_of(build, item)
-            for item in items
-            if fields.instant(item, "last_mine") == mine.mined_at
+            row_of(build, item) for item in items if row_of(_LAST_MINE, item) == mine.mined_at
         ]
         return sorted(current, key=lambda row: row.sort_key)
 
