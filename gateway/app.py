@@ -15,6 +15,7 @@ from gateway.http.cors import cors_middleware
 from gateway.http.graphiql import GraphiQLDefaults, graphiql_redirect_route, graphiql_static_mount
 from gateway.http.graphql_view import GatewayGraphQL
 from gateway.http.operation_gate import OperationGate
+from gateway.live import open_live_data
 from gateway.observability.cache_metrics import CacheMetrics
 from gateway.observability.dynamodb_failures import FailureLog
 from gateway.observability.field_usage import FieldUsage
@@ -61,15 +62,26 @@ def create_app(
             dynamo.abandon_observers.append(failures.observe_abandoned)
             # One lock client per process: one owner name, as a Go service has.
             app.state.locks = LockClient(dynamo)
-            try:
-                async with AsyncExitStack() as resources:
-                    if settings.cache:
-                        await resources.enter_async_context(open_cache(app, settings))
+            # Live data (SPEC section 7): the change feed, fed by the stream readers; stopped
+            # (and their leases released) before the DynamoDB client closes.
+            async with AsyncExitStack() as live_stack:
+                if settings.subscriptions or settings.cache:
+                    live = await live_stack.enter_async_context(
+                        open_live_data(
+                            settings, dynamo, metrics.registry, app.state.locks.owner_name
+                        )
+                    )
+                    app.state.live_data = live
+                    app.state.change_feed = live.feed
+                if settings.cache:
+                    # The cache listens to the feed whether or not subscriptions are served.
+                    await live_stack.enter_async_context(open_cache(app, settings))
+                try:
                     with settled_collector():
                         yield
-            finally:
-                # From here /readyz answers 503 while the client closes.
-                del app.state.dynamo
+                finally:
+                    # From here /readyz answers 503 while the client closes.
+                    del app.state.dynamo
         await tracing.shutdown()
 
     # Per-client protection (issue 12): budgets charged after the limits, before execution;
