@@ -10,7 +10,7 @@ from starlette.applications import Starlette
 
 from gateway.settings import Settings
 from loaders.cache import CoherentCache, FeedWatch, WritePublisher
-from loaders.changes import ChangeFeed, MemoryChangeFeed
+from loaders.changes import ChangeFeed
 
 
 @asynccontextmanager
@@ -18,11 +18,9 @@ async def open_cache(app: Starlette, settings: Settings) -> AsyncIterator[Cohere
     """The cache listening to `app.state.change_feed`, as `app.state.cache`, and the
     writes' publisher as `app.state.write_publisher`, until the block ends.
 
-    The cache listens whether or not subscriptions are served. Until the stream readers
-    set `app.state.change_feed`, the in-process feed: nothing publishes shard positions
-    on it, so every read bypasses the cache (reason `no_position`), as it must."""
-    feed: ChangeFeed = getattr(app.state, "change_feed", None) or MemoryChangeFeed()
-    app.state.change_feed = feed
+    The cache listens whether or not subscriptions are served; `app.state.change_feed`
+    is the one the stream readers publish on (`gateway.live`, opened before)."""
+    feed: ChangeFeed = app.state.change_feed
     cache = CoherentCache(
         settings.cache_max_bytes, FeedWatch(max_lag_seconds=settings.cache_max_lag_seconds)
     )

@@ -6,10 +6,21 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from types_aiobotocore_dynamodb import DynamoDBClient
 
 from bench.server import create_bench_app
 from gateway.settings import Settings
 from loaders.cache import NO_POSITION, CoherentCache
+from loaders.tables import TableNames, create_tables
+from tests.conftest import unique_table_names
+
+
+@pytest.fixture
+async def tables(dynamodb: DynamoDBClient) -> TableNames:
+    """Without streams, as dynalite's tables in the bench: only the heartbeat publishes."""
+    names = unique_table_names()
+    await create_tables(dynamodb, names, streams=False)
+    return names
 
 
 @pytest.mark.parametrize("heartbeat", [True, False])

@@ -11,6 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from types_aiobotocore_dynamodb import DynamoDBClient
 
 from bench.seed import seed_users
 from gateway.settings import Settings
@@ -18,10 +19,11 @@ from loaders import keys
 from loaders.changes import Change, ShardPosition
 from loaders.dynamodb import Dynamo
 from loaders.rows.income import IncomeRow
-from loaders.tables import Table
+from loaders.tables import Table, TableNames, create_tables
 from schema.clock import FixedClock
 from schema.every_field import every_field
 from schema.root import build_schema
+from tests.conftest import unique_table_names
 from tests.gateway.cache_client import CachedGateway, cached_gateway
 from tests.gateway.observability.test_metrics_and_logs import value
 
@@ -39,6 +41,15 @@ SELECTIONS = {
         paveLabel { label } } }""",
 }
 INCOME = "query($id: ID!) { user(id: $id) { income { amount } } }"
+
+
+@pytest.fixture
+async def tables(dynamodb: DynamoDBClient) -> TableNames:
+    """Tables without streams: the stream readers find nothing to read, and the tests feed
+    the change feed by hand (positions and changes), as the readers would."""
+    names = unique_table_names()
+    await create_tables(dynamodb, names, streams=False)
+    return names
 
 
 @pytest.fixture
