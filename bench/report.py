@@ -150,6 +150,32 @@ def targets(rows: list[Row], throughput: list[Throughput]) -> list[dict[str, Any
             1.3,
             False,
         ),
+        # Issue 21: the coherent cache, warm (the same queries again, no change between).
+        (
+            "cached, 100 users: DynamoDB calls",
+            float(find("gateway, cached", 100).calls or 0),
+            0,
+            False,
+        ),
+        (
+            "cached CPU per user at 100 users vs direct",
+            find("gateway, cached", 100).cpu_ms / find("direct", 100).cpu_ms,
+            0.5,
+            False,
+        ),
+        (
+            f"cached p50 under +{DELAY_MS}ms vs direct +{DELAY_MS}ms",
+            find(f"gateway, cached +{DELAY_MS}ms", 1).p50_ms
+            / find(f"direct +{DELAY_MS}ms", 1).p50_ms,
+            0.5,
+            False,
+        ),
+        (
+            "uncached CPU per user at 100 users vs direct (issue 21)",
+            hundred.cpu_ms / find("direct", 100).cpu_ms,
+            1.6,
+            False,
+        ),
         *_throughput_checks(throughput),
         (f"calls for 100 users vs {formula}", (hundred.calls or 0) / formula, 1.0, False),
         ("round trips for 100 users vs 1", float(hundred.round_trips or 0), 1.0, False),

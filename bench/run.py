@@ -181,21 +181,25 @@ async def run_rows(servers: Servers, direct_endpoints: dict[str, str]) -> list[R
             [
                 gateway("gateway", "main", "/graphql", 1),
                 gateway("gateway, graphql-core path", "core", "/graphql", 1),
+                gateway("gateway, cached", "cached", "/graphql", 1),
                 direct("direct", "direct", 1, COLLECTION),
             ],
             [
                 gateway("gateway", "main", "/graphql", 10),
                 gateway("gateway, tracing on", "traced", "/graphql", 10),
                 gateway("gateway, graphql-core path", "core", "/graphql", 10),
+                gateway("gateway, cached", "cached", "/graphql", 10),
                 direct("direct", "direct", 10, COLLECTION),
             ],
             [
                 gateway("gateway", "main", "/graphql", 100),
                 gateway("gateway, graphql-core path", "core", "/graphql", 100),
+                gateway("gateway, cached", "cached", "/graphql", 100),
                 direct("direct", "direct", 100, COLLECTION),
             ],
             [
                 gateway(f"gateway {delayed}", "delayed", "/graphql", 1),
+                gateway(f"gateway, cached {delayed}", "cached_delayed", "/graphql", 1),
                 direct(f"direct {delayed}", "delayed", 1, COLLECTION),
             ],
             [
@@ -308,6 +312,9 @@ SERVERS: dict[str, dict[str, str]] = {
     "delayed": {},
     "traced": {"INSIGHT_OTEL_ENABLED": "true"},
     "replayed": {},
+    # The coherent cache, its feed kept whole by the bench's heartbeat (no streams here).
+    "cached": {"INSIGHT_CACHE": "on", "BENCH_FEED_HEARTBEAT": "1"},
+    "cached_delayed": {"INSIGHT_CACHE": "on", "BENCH_FEED_HEARTBEAT": "1"},
 }
 
 
@@ -332,6 +339,7 @@ def run(dynalite_port: int, dynalite_pid: int, only_throughput: bool = False) ->
     extra = {
         "replayed": {"INSIGHT_DYNAMODB_ENDPOINT_URL": replayer_url},
         "delayed": {"INSIGHT_DYNAMODB_ENDPOINT_URL": delayed_url},
+        "cached_delayed": {"INSIGHT_DYNAMODB_ENDPOINT_URL": delayed_url},
         "traced": {"OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{sink_port}"},
     }
     with (

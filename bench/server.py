@@ -4,7 +4,9 @@ for comparison: `/bench/naive` (the gateway's schema over naive per-field reads)
 
 Run by uvicorn as a factory: `uvicorn --factory bench.server:create_bench_app`.
 `BENCH_PLAN=prefix` turns the single-table collection off and `BENCH_PLAN=collection`
-uses it for every selection, to measure the plans the access plan chooses between."""
+uses it for every selection, to measure the plans the access plan chooses between.
+`BENCH_FEED_HEARTBEAT=1` publishes shard positions on the change feed, for the cached rows
+(bench/feed_heartbeat.py says why and what that does not measure)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from starlette.routing import Route
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 
+from bench.feed_heartbeat import with_feed_heartbeat
 from bench.naive import naive_reads
 from gateway.app import create_app
 from gateway.settings import Settings
@@ -67,6 +70,8 @@ def create_bench_app() -> Starlette:
     elif plan == "collection":
         access_plan.COLLECTION_UNITS = 0.0
     app = create_app(settings)
+    if os.environ.get("BENCH_FEED_HEARTBEAT") == "1":
+        with_feed_heartbeat(app)
     trivial = GraphQL[None, None](strawberry.Schema(query=TrivialQuery), graphql_ide=None)
     app.router.routes[:0] = [
         Route("/bench/naive", NaiveView(), methods=["POST"]),

@@ -9,12 +9,14 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route
 
+from gateway.cache import open_cache
 from gateway.http.batch import BatchStart
 from gateway.http.cors import cors_middleware
 from gateway.http.graphiql import GraphiQLDefaults, graphiql_redirect_route, graphiql_static_mount
 from gateway.http.graphql_view import GatewayGraphQL
 from gateway.http.operation_gate import OperationGate
 from gateway.live import open_live_data
+from gateway.observability.cache_metrics import CacheMetrics
 from gateway.observability.dynamodb_failures import FailureLog
 from gateway.observability.field_usage import FieldUsage
 from gateway.observability.health import healthz, readyz
@@ -47,6 +49,7 @@ def create_app(
 
     tracing = tracing_from_settings(settings)
     metrics = Metrics()
+    CacheMetrics(metrics.registry, lambda: getattr(app.state, "cache", None))
     field_usage = FieldUsage(metrics.registry, settings.field_usage_max_clients)
     failures = FailureLog()
 
@@ -70,6 +73,9 @@ def create_app(
                     )
                     app.state.live_data = live
                     app.state.change_feed = live.feed
+                if settings.cache:
+                    # The cache listens to the feed whether or not subscriptions are served.
+                    await live_stack.enter_async_context(open_cache(app, settings))
                 try:
                     with settled_collector():
                         yield

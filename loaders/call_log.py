@@ -43,6 +43,8 @@ class CallLog:
     """
 
     records: list[CallRecord] = field(default_factory=list)
+    #: Reads answered by the coherent cache instead (None: the cache is off).
+    cached_reads: int | None = None
     _deepest_answered: int = 0
 
     def issue(self, operation: str) -> CallRecord:
@@ -70,12 +72,15 @@ class CallLog:
         return sum(r.capacity_units for r in self.records if r.operation in READ_OPERATIONS)
 
     def summary(self) -> dict[str, float | int]:
-        """The figures of `extensions.cost`."""
-        return {
+        """The figures of `extensions.cost` (`cachedReads` only with the cache on)."""
+        summary: dict[str, float | int] = {
             "dynamodbCalls": self.calls,
             "roundTrips": self.round_trips,
             "readCapacityUnits": self.read_capacity_units,
         }
+        if self.cached_reads is not None:
+            summary["cachedReads"] = self.cached_reads
+        return summary
 
 
 def consumed_capacity_units(response: Mapping[str, Any]) -> float:

@@ -29,7 +29,7 @@ class Collected:
     They arrive in wire form and each is decoded the first time a read picks it: a full
     User reads ~110 of its partition's items, a selection of two fields a handful."""
 
-    __slots__ = ("_by_sk", "_decoded", "_sort_keys", "_wire")
+    __slots__ = ("_answers", "_by_sk", "_decoded", "_sort_keys", "_wire")
 
     def __init__(self, table: Table, wire_items: list[WireItem]) -> None:
         sort_key = table.key_names[1]
@@ -38,9 +38,27 @@ class Collected:
         self._sort_keys: list[str] = [item[sort_key]["S"] for item in wire_items]
         self._decoded: list[Item | None] = [None] * len(wire_items)
         self._by_sk: dict[str, int] | None = None
+        # Each Query's answer, once picked (the coherent cache's partitions answer the
+        # same Queries request after request; a few lists of references, within the rows'
+        # share the cache charges). Callers never change an answer's list.
+        self._answers: dict[QueryKey, list[Item]] = {}
+
+    @classmethod
+    def of_items(cls, table: Table, items: list[Item]) -> Collected:
+        """A partition already decoded (the coherent cache's, shared by many requests)."""
+        collected = cls(table, [])
+        sort_key = table.key_names[1]
+        assert sort_key is not None
+        collected._sort_keys = [item[sort_key] for item in items]
+        collected._decoded = list(items)
+        return collected
 
     def __len__(self) -> int:
-        return len(self._wire)
+        return len(self._sort_keys)
+
+    @property
+    def sort_keys(self) -> list[str]:
+        return self._sort_keys
 
     @property
     def decoded(self) -> int:
@@ -60,6 +78,12 @@ class Collected:
         return self._item(index) if index is not None else None
 
     def query(self, query: QueryKey) -> list[Item]:
+        answer = self._answers.get(query)
+        if answer is None:
+            answer = self._answers[query] = self._pick(query)
+        return answer
+
+    def _pick(self, query: QueryKey) -> list[Item]:
         prefix = query.sk_prefix
         matching = [index for index, sk in enumerate(self._sort_keys) if sk.startswith(prefix)]
         if query.newest_first:
@@ -81,28 +105,38 @@ class Collections:
         self._sources: dict[Partition, asyncio.Future[list[WireItem]]] = {}
         # One `Collected` (and its SK index) per partition, however many keys derive.
         self._collected: dict[Partition, Collected] = {}
+        # Partitions whose Query answers decoded items (the coherent cache's reads).
+        self._decoded: set[Partition] = set()
 
     def __contains__(self, partition: Partition) -> bool:
         return partition in self._starts
 
     def add(
-        self, partition: Partition, start: Callable[[], asyncio.Future[list[WireItem]]]
+        self,
+        partition: Partition,
+        start: Callable[[], asyncio.Future[list[WireItem]]],
+        *,
+        decoded: bool = False,
     ) -> None:
         """Collect `partition`; `start` sends its Query (through the query core) when a
-        read first needs it."""
+        read first needs it. `decoded`: its items come decoded already."""
         self._starts.setdefault(partition, start)
+        if decoded:
+            self._decoded.add(partition)
 
     def discard(self, partition: Partition) -> None:
         """Forget a partition's items (the request wrote to it): later loads read afresh."""
         self._starts.pop(partition, None)
         self._sources.pop(partition, None)
         self._collected.pop(partition, None)
+        self._decoded.discard(partition)
 
     def clear(self) -> None:
         """Forget every partition (the request is over)."""
         self._starts.clear()
         self._sources.clear()
         self._collected.clear()
+        self._decoded.clear()
 
     def derive(
         self, partition: Partition, pick: Callable[[Collected], T]
@@ -137,5 +171,7 @@ class Collections:
             return
         collected = self._collected.get(partition)
         if collected is None:
-            collected = self._collected[partition] = Collected(partition[0], source.result())
+            table, items = partition[0], source.result()
+            built = Collected.of_items if partition in self._decoded else Collected
+            collected = self._collected[partition] = built(table, items)
         derived.set_result(pick(collected))

@@ -153,6 +153,10 @@ def income_detection_run(user_id: str, run_date: datetime) -> ItemKey:
     )
 
 
+def income_detection_partition(user_id: str) -> tuple[Table, str]:
+    return Table.INCOME_DETECTION, join("INCOME_DETECTION", user_id)
+
+
 def income_detection_runs_query(user_id: str, limit: int) -> QueryKey:
     return QueryKey(
         Table.INCOME_DETECTION, join("INCOME_DETECTION", user_id), newest_first=True, limit=limit

@@ -9,6 +9,7 @@ from functools import partial
 
 from aiodataloader import DataLoader
 
+from loaders.cache import CacheReader, Miss
 from loaders.codec import Item, is_live
 from loaders.collections import Collected, Collections
 from loaders.dynamodb import Dynamo
@@ -22,22 +23,38 @@ class PointReadLoader(DataLoader[ItemKey, Item | None]):
     pages of 100 distinct keys, sent concurrently; a failed page fails only its own keys,
     and keys left unprocessed past the deadline only themselves.
     A key of a partition the request reads whole (`collections`) is answered from that
-    partition's Query instead.
+    partition's Query instead. `consistent`: strongly consistent reads. With the coherent
+    cache (`cache`), a key it holds is answered at once, and every key read is stored.
     """
 
     def __init__(
-        self, dynamo: Dynamo, now: datetime, collections: Collections | None = None
+        self,
+        dynamo: Dynamo,
+        now: datetime,
+        collections: Collections | None = None,
+        *,
+        consistent: bool = False,
+        cache: CacheReader | None = None,
     ) -> None:
         self._futures: dict[ItemKey, asyncio.Future[Item | None]] = {}
         super().__init__(loop=asyncio.get_running_loop(), cache_map=self._futures)
         self._dynamo = dynamo
         self._now = now
         self._collections = collections or Collections()
+        self._consistent = consistent
+        self._coherent = cache
 
     def load(self, key: ItemKey) -> asyncio.Future[Item | None]:
         cached = self._futures.get(key)
         if cached is not None:
             return cached
+        if self._coherent is not None:
+            found = self._coherent.point(key)
+            if not isinstance(found, Miss):
+                answered: asyncio.Future[Item | None] = self.loop.create_future()
+                answered.set_result(found)
+                self._futures[key] = answered
+                return answered
         derived = self._collections.derive((key.table, key.pk), partial(Collected.point, key=key))
         if derived is None:
             return super().load(key)
@@ -47,11 +64,14 @@ class PointReadLoader(DataLoader[ItemKey, Item | None]):
     async def batch_load_fn(  # type: ignore[override]
         self, keys: Sequence[ItemKey]
     ) -> list[Item | BaseException | None]:
+        version = self._coherent.begin() if self._coherent is not None else None
         pages = self._dynamo.pages(keys)
         answers = await asyncio.gather(
-            *(self._dynamo.batch_get(page) for page in pages), return_exceptions=True
+            *(self._dynamo.batch_get(page, consistent=self._consistent) for page in pages),
+            return_exceptions=True,
         )
         outcome: dict[ItemKey, Item | BaseException | None] = {}
+        read: dict[ItemKey, Item | None] = {}
         for page, answer in zip(pages, answers, strict=True):
             for key in page:
                 if isinstance(answer, BaseException):
@@ -60,5 +80,8 @@ class PointReadLoader(DataLoader[ItemKey, Item | None]):
                     outcome[key] = answer.failed[key]
                 else:
                     item = answer.found.get(key)
-                    outcome[key] = item if item is not None and is_live(item, self._now) else None
+                    live = item if item is not None and is_live(item, self._now) else None
+                    outcome[key] = read[key] = live
+        if self._coherent is not None:
+            self._coherent.store_points(version, read)
         return [outcome[key] for key in keys]

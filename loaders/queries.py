@@ -11,6 +11,7 @@ from functools import partial
 
 from aiodataloader import DataLoader
 
+from loaders.cache import CacheReader, Miss
 from loaders.codec import Item, WireItem, from_wire, is_live
 from loaders.collections import Collected, Collections
 from loaders.dynamodb import Dynamo
@@ -23,10 +24,18 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
     queries of a tick are sent concurrently. A failed query fails only its own loads.
 
     `collect` reads a whole partition with one Query; every later query of that partition
-    is answered from its items (filtered by prefix, ordered, limited) without a call."""
+    is answered from its items (filtered by prefix, ordered, limited) without a call.
+    `consistent`: strongly consistent Queries. With the coherent cache (`cache`), a Query
+    (or a partition read whole) it holds is answered at once, and every one read is stored."""
 
     def __init__(
-        self, dynamo: Dynamo, now: datetime, collections: Collections | None = None
+        self,
+        dynamo: Dynamo,
+        now: datetime,
+        collections: Collections | None = None,
+        *,
+        consistent: bool = False,
+        cache: CacheReader | None = None,
     ) -> None:
         self._futures: dict[QueryKey, asyncio.Future[list[Item]]] = {}
         super().__init__(loop=asyncio.get_running_loop(), cache_map=self._futures)
@@ -34,13 +43,22 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
         self._now = now
         self._now_seconds = Decimal(int(now.timestamp()))
         self._collections = collections or Collections()
+        self._consistent = consistent
+        self._coherent = cache
 
     def collect(self, table: Table, pk: str) -> None:
         """Read the partition `pk` of `table` whole (once per request), for this loader and
         the point-read core sharing its `collections`. Call it before the partition's
         other loads, in the same tick, so that they derive from it."""
+        if self._coherent is not None and self._coherent.has_whole(table, pk):
+            # Every read of the partition is answered by the cache.
+            return
         whole = WholePartition(table, pk)
-        self._collections.add((table, pk), lambda: super(QueryLoader, self).load(whole))
+        self._collections.add(
+            (table, pk),
+            lambda: super(QueryLoader, self).load(whole),
+            decoded=self._coherent is not None,
+        )
 
     def forget_partition(self, table: Table, pk: str) -> None:
         """After a write to the partition: drop its collection and every cached Query."""
@@ -51,6 +69,13 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
         cached = self._futures.get(key)
         if cached is not None:
             return cached
+        if self._coherent is not None:
+            found = self._coherent.query(key)
+            if not isinstance(found, Miss):
+                answered: asyncio.Future[list[Item]] = self.loop.create_future()
+                answered.set_result(found)
+                self._futures[key] = answered
+                return answered
         derived = self._collections.derive((key.table, key.pk), partial(Collected.query, query=key))
         if derived is None:
             return super().load(key)
@@ -76,19 +101,32 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
     async def batch_load_fn(  # type: ignore[override]
         self, queries: Sequence[QueryKey]
     ) -> list[list[Item] | BaseException]:
-        return await asyncio.gather(
+        version = self._coherent.begin() if self._coherent is not None else None
+        answers: list[list[Item] | BaseException] = await asyncio.gather(
             *(
-                self._dynamo.query(query, self._keep_wire, wire=True)
+                self._dynamo.query(query, self._keep_wire, wire=True, consistent=self._consistent)
                 if isinstance(query, WholePartition)
-                else self._dynamo.query(query, self._keep)
+                else self._dynamo.query(query, self._keep, consistent=self._consistent)
                 for query in queries
             ),
             return_exceptions=True,
         )
+        if self._coherent is not None:
+            for index, (query, answer) in enumerate(zip(queries, answers, strict=True)):
+                if isinstance(answer, BaseException):
+                    continue
+                if isinstance(query, WholePartition):
+                    # Decoded whole once, for this request and the cache's later ones.
+                    answers[index] = decoded = [from_wire(item) for item in answer]
+                    self._coherent.store_whole(version, query.table, query.pk, decoded)
+                else:
+                    self._coherent.store_query(version, query, answer)
+        return answers
 
 
 @dataclass(frozen=True, slots=True)
 class WholePartition(QueryKey):
     """A collected partition's one Query: its items stay in wire form, and `Collected`
-    decodes only those a read picks. Never equal to a `QueryKey`, so the two are never
-    answered from each other's cache entry."""
+    decodes only those a read picks (with the coherent cache, all of them at once, which
+    it keeps). Never equal to a `QueryKey`, so the two are never answered from each
+    other's entry."""

@@ -4,13 +4,17 @@ batching cores. Everything a request reads about users goes through here."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 
 from loaders import keys
+from loaders.cache.items import row_of
 from loaders.codec import Item, from_wire, months_back, to_wire
 from loaders.keys import ItemKey
 from loaders.point_reads import PointReadLoader
 from loaders.queries import QueryLoader
+from loaders.rows import fields
 from loaders.rows.alert import AlertRow
 from loaders.rows.balance import BalanceRow
 from loaders.rows.balance_settings import BalanceSettingsRow
@@ -21,6 +25,14 @@ from loaders.rows.income_verification import IncomeVerificationRow
 from loaders.rows.mine import RECURRING, RITUAL, ExpenseKind, ExpenseRow, MineRow, expense_from_item
 from loaders.rows.payday import PaydayRow
 from loaders.rows.scores import ScoreRow
+
+#: One builder per kind, the same object each time: `row_of` keys a cached item's rows by it.
+_EXPENSE_ROWS: dict[ExpenseKind, Callable[[Item], ExpenseRow]] = {
+    kind: partial(expense_from_item, kind) for kind in (RECURRING, RITUAL)
+}
+
+#: An expense item's mine, parsed once per cached item.
+_LAST_MINE: Callable[[Item], datetime | None] = partial(fields.instant, name="last_mine")
 
 
 class UserReads:
@@ -60,44 +72,44 @@ class UserReads:
         item = await self.points.load(keys.payday(user_id))
         if item is None:
             return None
-        row = PaydayRow.from_item(item)
+        row = row_of(PaydayRow.from_item, item)
         # Served only on the UTC day it was computed; the TTL is garbage collection only.
         return row if row.prediction_date == self.now.date() else None
 
     async def income_verification(self, user_id: str) -> IncomeVerificationRow | None:
         item = await self.points.load(keys.income_verification(user_id))
-        return IncomeVerificationRow.from_item(item) if item is not None else None
+        return row_of(IncomeVerificationRow.from_item, item) if item is not None else None
 
     async def savings_months(self, user_id: str, months: int) -> list[BalanceRow]:
         """This UTC month and the `months - 1` before it, newest first; missing months are
         left out."""
         wanted = [keys.savings_month(user_id, m) for m in months_back(self.now.date(), months)]
         items = await self.points.load_many(wanted)
-        return [BalanceRow.from_item(item) for item in items if item is not None]
+        return [row_of(BalanceRow.from_item, item) for item in items if item is not None]
 
     async def alert(self, user_id: str) -> AlertRow | None:
         item = await self.points.load(keys.alert(user_id))
-        return AlertRow.from_item(item) if item is not None else None
+        return row_of(AlertRow.from_item, item) if item is not None else None
 
     async def pave_label(self, user_id: str) -> PaveLabelRow | None:
         item = await self.points.load(keys.pave_label(user_id))
-        return PaveLabelRow.from_item(item) if item is not None else None
+        return row_of(PaveLabelRow.from_item, item) if item is not None else None
 
     async def income(self, user_id: str) -> IncomeRow | None:
         item = await self.points.load(keys.income(user_id))
-        return IncomeRow.from_item(item) if item is not None else None
+        return row_of(IncomeRow.from_item, item) if item is not None else None
 
     async def low_balance_alert(self, user_id: str) -> BalanceSettingsRow | None:
         item = await self.points.load(keys.balance_settings(user_id))
-        return BalanceSettingsRow.from_item(item) if item is not None else None
+        return row_of(BalanceSettingsRow.from_item, item) if item is not None else None
 
     async def last_pages(self, user_id: str) -> list[LastPageRow]:
         items = await self.queries.load(keys.last_pages_query(user_id))
-        return [LastPageRow.from_item(item) for item in items]
+        return [row_of(LastPageRow.from_item, item) for item in items]
 
     async def latest_mine(self, user_id: str) -> MineRow | None:
         items = await self.queries.load(keys.latest_mine_query(user_id))
-        return MineRow.from_item(items[0]) if items else None
+        return row_of(MineRow.from_item, items[0]) if items else None
 
     async def recurring_expenses(self, user_id: str) -> list[ExpenseRow]:
         return await self._latest_expenses(RECURRING, keys.recurring_query(user_id), user_id)
@@ -108,19 +120,21 @@ class UserReads:
     async def _latest_expenses(
         self, kind: ExpenseKind, query: keys.QueryKey, user_id: str
     ) -> list[ExpenseRow]:
-        # The mine and the expenses are read together (one wait), then the rows of older
-        # mines are dropped.
+        # The mine and the expenses are read together (one wait), then the items of older
+        # mines are dropped before their rows are built (half of a user's, as seeded).
         mine, items = await asyncio.gather(self.latest_mine(user_id), self.queries.load(query))
         if mine is None:
             return []
-        rows = [expense_from_item(kind, item) for item in items]
-        current = [row for row in rows if row.last_mine == mine.mined_at]
+        build = _EXPENSE_ROWS[kind]
+        current = [
+            row_of(build, item) for item in items if row_of(_LAST_MINE, item) == mine.mined_at
+        ]
         return sorted(current, key=lambda row: row.sort_key)
 
     async def cash_advance_scores(self, user_id: str, limit: int) -> list[ScoreRow]:
         items = await self.queries.load(keys.cash_advance_scores_query(user_id, limit))
-        return [ScoreRow.from_item(item) for item in items]
+        return [row_of(ScoreRow.from_item, item) for item in items]
 
     async def income_detection_runs(self, user_id: str, limit: int) -> list[IncomeDetectionRunRow]:
         items = await self.queries.load(keys.income_detection_runs_query(user_id, limit))
-        return [IncomeDetectionRunRow.from_item(item) for item in items]
+        return [row_of(IncomeDetectionRunRow.from_item, item) for item in items]

@@ -8,6 +8,7 @@ from typing import TypeAlias
 
 import strawberry
 
+from loaders.cache import CacheReader, CoherentCache, WritePublisher
 from loaders.call_log import CallLog
 from loaders.collections import Collections
 from loaders.dynamodb import Dynamo
@@ -35,6 +36,8 @@ class Context:
     cost_requested: bool = False
     #: The process's `locks` client (one owner name, shared sightings), from the lifespan.
     locks: LockClient | None = None
+    #: Where the request's own writes go once made (the cache, the change feed).
+    changes: WritePublisher = field(default_factory=WritePublisher)
 
 
 def build_context(
@@ -45,12 +48,23 @@ def build_context(
     request_id: str = "",
     cost_requested: bool = False,
     locks: LockClient | None = None,
+    consistent: bool = False,
+    cache: CoherentCache | None = None,
+    changes: WritePublisher | None = None,
 ) -> Context:
-    """A fresh context with its own loaders: nothing is cached across requests."""
+    """A fresh context with its own loaders: nothing is cached across requests but what
+    the coherent cache (`cache`, the process's) holds.
+
+    `consistent`: every read is strongly consistent (a subscription's re-read, which must
+    see the write that woke it); it refreshes the cache instead of reading from it."""
     now = clock.now()
     collections = Collections()
+    calls = CallLog(cached_reads=None if cache is None else 0)
+    reader = None if cache is None else CacheReader(cache, now, calls, consistent=consistent)
     reads = UserReads(
-        PointReadLoader(dynamo, now, collections), QueryLoader(dynamo, now, collections), now
+        PointReadLoader(dynamo, now, collections, consistent=consistent, cache=reader),
+        QueryLoader(dynamo, now, collections, consistent=consistent, cache=reader),
+        now,
     )
     return Context(
         dynamo=dynamo,
@@ -61,6 +75,8 @@ def build_context(
         request_id=request_id,
         cost_requested=cost_requested,
         locks=locks,
+        calls=calls,
+        changes=changes or WritePublisher(cache),
     )
 
 

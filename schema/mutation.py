@@ -4,6 +4,8 @@ later read in the same request sees the write."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Annotated, TypeAlias
 
 import strawberry
@@ -12,6 +14,7 @@ from loaders import balance_alert, keys
 from loaders.codec import Item
 from loaders.keys import ItemKey
 from loaders.lock import LockClient
+from loaders.tables import Table
 from loaders.writers import (
     feeder,
     floatme_capture,
@@ -43,6 +46,21 @@ from schema.savings import SavingsMonth
 def remember(info: Info, key: ItemKey, item: Item | None) -> None:
     """Later reads of this request see what was written under `key`."""
     info.context.reads.wrote(key, item)
+
+
+@asynccontextmanager
+async def writing(info: Info, *partitions: tuple[Table, str]) -> AsyncIterator[None]:
+    """Once the write is made, or has failed (it may have been applied; a condition that
+    failed shows the table differs from what was read): its partitions are dropped from
+    this replica's cache and published on the change feed, before the mutation answers."""
+    try:
+        yield
+    finally:
+        await info.context.changes.wrote(partitions)
+
+
+def _partition(key: ItemKey) -> tuple[Table, str]:
+    return key.table, key.pk
 
 
 def lock_client(info: Info) -> LockClient:
@@ -100,9 +118,10 @@ class Mutation:
     ) -> PaydayPrediction | None:
         require_writer(info)
         context = info.context
-        recorded = await payday.record_payday_prediction(
-            context.dynamo, input.to_command(), context.now
-        )
+        async with writing(info, _partition(keys.payday(str(input.user_id)))):
+            recorded = await payday.record_payday_prediction(
+                context.dynamo, input.to_command(), context.now
+            )
         remember(info, keys.payday(recorded.row.user_id), recorded.row.to_item())
         return PaydayPrediction.from_row(recorded.row)
 
@@ -115,9 +134,10 @@ class Mutation:
     ) -> IncomeVerification | None:
         require_writer(info)
         context = info.context
-        row = await income_verification.set_income_verification(
-            context.dynamo, input.to_command(), context.now
-        )
+        async with writing(info, keys.user_partition(str(input.user_id))):
+            row = await income_verification.set_income_verification(
+                context.dynamo, input.to_command(), context.now
+            )
         remember(info, keys.income_verification(row.user_id), row.to_item())
         return IncomeVerification.from_row(row)
 
@@ -130,7 +150,10 @@ class Mutation:
     ) -> SavingsMonth | None:
         require_writer(info)
         context = info.context
-        row = await savings.record_savings_snapshot(context.dynamo, input.to_command(), context.now)
+        async with writing(info, keys.user_partition(str(input.user_id))):
+            row = await savings.record_savings_snapshot(
+                context.dynamo, input.to_command(), context.now
+            )
         remember(info, keys.savings_month(row.user_id, row.month), row.to_item())
         return SavingsMonth.from_row(row)
 
@@ -144,9 +167,10 @@ class Mutation:
     ) -> BalanceAlertEvaluation | None:
         require_writer(info)
         context = info.context
-        evaluation = await balance_alert.evaluate_balance_alert(
-            context.dynamo, lock_client(info), input.to_command(), context.now
-        )
+        async with writing(info, keys.user_partition(str(input.user_id))):
+            evaluation = await balance_alert.evaluate_balance_alert(
+                context.dynamo, lock_client(info), input.to_command(), context.now
+            )
         if evaluation.decision is balance_alert.Decision.SENT and evaluation.alert is not None:
             remember(info, keys.alert(evaluation.alert.user_id), evaluation.alert.to_item())
         return BalanceAlertEvaluation.from_evaluation(evaluation)
@@ -160,7 +184,10 @@ class Mutation:
     ) -> PaveLabel | None:
         require_writer(info)
         context = info.context
-        row = await feeder.mark_insights_refresh(context.dynamo, str(input.user_id), context.now)
+        async with writing(info, _partition(keys.pave_label(str(input.user_id)))):
+            row = await feeder.mark_insights_refresh(
+                context.dynamo, str(input.user_id), context.now
+            )
         remember(info, keys.pave_label(row.user_id), row.to_item())
         return PaveLabel.from_row(row)
 
@@ -172,7 +199,10 @@ class Mutation:
     async def record_last_page(self, info: Info, input: LastPageArgument) -> LastPage | None:
         require_writer(info)
         context = info.context
-        recorded = await feeder.record_last_page(context.dynamo, input.to_command(), context.now)
+        async with writing(info, keys.user_partition(str(input.user_id))):
+            recorded = await feeder.record_last_page(
+                context.dynamo, input.to_command(), context.now
+            )
         row = recorded.row
         key = keys.last_page(row.user_id, row.pave_request_id)
         remember(info, key, row.to_item() if recorded.written else None)
@@ -186,9 +216,10 @@ class Mutation:
     ) -> IncomeDetectionRun | None:
         require_writer(info)
         context = info.context
-        row = await income_detection.record_income_detection_run(
-            context.dynamo, input.to_command(), context.now
-        )
+        async with writing(info, keys.income_detection_partition(str(input.user_id))):
+            row = await income_detection.record_income_detection_run(
+                context.dynamo, input.to_command(), context.now
+            )
         remember(info, keys.income_detection_run(row.user_id, row.run_date), row.to_item())
         return IncomeDetectionRun.from_row(row)
 

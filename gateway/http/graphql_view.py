@@ -229,6 +229,8 @@ class GatewayGraphQL(GraphQL[Context, None]):
             request_id=getattr(request.state, "request_id", None) or request_id_of(request),
             cost_requested=request.headers.get(COST_HEADER, "").strip() == "1",
             locks=getattr(request.app.state, "locks", None),
+            cache=getattr(request.app.state, "cache", None),
+            changes=getattr(request.app.state, "write_publisher", None),
         )
 
     def authenticate(self, request: Request) -> Principal:

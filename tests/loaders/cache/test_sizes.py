@@ -1,0 +1,111 @@
+"""The cache's measured bytes against the memory its entries really take (tracemalloc):
+the items, and the rows warm reads build from them and keep beside them."""
+
+from __future__ import annotations
+
+import gc
+import json
+import tracemalloc
+from collections import defaultdict
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from bench.seed import user_items
+from gateway.settings import Settings
+from loaders.cache import CoherentCache, FeedWatch
+from loaders.cache.items import ROWS_PER_ITEM_SIZE, row_of
+from loaders.cache.sizes import items_size
+from loaders.changes import ShardPosition
+from loaders.codec import Item, from_wire, to_wire
+from loaders.keys import ItemKey
+from loaders.rows.alert import AlertRow
+from loaders.rows.balance import BalanceRow
+from loaders.rows.feeder import LastPageRow, PaveLabelRow
+from loaders.rows.income import IncomeRow
+from loaders.rows.income_detection import IncomeDetectionRunRow
+from loaders.rows.income_verification import IncomeVerificationRow
+from loaders.rows.mine import RECURRING, RITUAL, MineRow, expense_from_item
+from loaders.rows.payday import PaydayRow
+from loaders.rows.scores import ScoreRow
+from loaders.tables import Table
+from tests.conftest import NOW
+
+USERS = 20
+
+#: Each entity's row, as the read rules build it.
+BUILDERS: dict[str, Callable[[Item], object]] = {
+    "payday": PaydayRow.from_item,
+    "income_verification": IncomeVerificationRow.from_item,
+    "balance": BalanceRow.from_item,
+    "alert": AlertRow.from_item,
+    "pave_label": PaveLabelRow.from_item,
+    "last_page": LastPageRow.from_item,
+    "insights": MineRow.from_item,
+    "recurring": partial(expense_from_item, RECURRING),
+    "ritual": partial(expense_from_item, RITUAL),
+    "income": IncomeRow.from_item,
+    "scores": ScoreRow.from_item,
+}
+
+
+def responses() -> list[tuple[Table, str, str]]:
+    """Each partition of realistic users as a Query's response text (as botocore gets it)."""
+    partitions: dict[tuple[Table, str], list[Item]] = defaultdict(list)
+    for n in range(USERS):
+        for table, found in user_items(f"user-{n:03d}", NOW, Settings()):
+            pk = found["PK"] if "PK" in found else found["user_id"]
+            partitions[(table, pk)].append(found)
+    return [
+        (table, pk, json.dumps({"Items": [to_wire(i) for i in found]}, default=str))
+        for (table, pk), found in partitions.items()
+        if table.key_names[1] is not None
+    ]
+
+
+def cached_items(cache: CoherentCache, partitions: list[tuple[Table, str]]) -> list[Any]:
+    found = []
+    for table, pk in partitions:
+        entry = cache.store.get((table, pk))
+        assert entry is not None
+        assert entry.whole is not None
+        found += [entry.whole.point(ItemKey(table, pk, sk)) for sk in entry.whole.sort_keys]
+    return found
+
+
+def build_rows(items: list[Any]) -> None:
+    for item in items:
+        build = BUILDERS.get(item.get("type", ""), IncomeDetectionRunRow.from_item)
+        assert row_of(build, item) is row_of(build, item)
+
+
+def test_the_measured_bytes_bound_what_the_entries_and_their_rows_take() -> None:
+    texts = responses()
+    wall = 1_000_000.0
+    cache = CoherentCache(1 << 30, FeedWatch((Table.PAVE, Table.INCOME_DETECTION), 2, lambda: wall))
+    for table in (Table.PAVE, Table.INCOME_DETECTION):
+        cache.position(ShardPosition(table, "shard-1", wall))
+    now_seconds = int(NOW.timestamp())
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for table, pk, text in texts:
+            # Decoded as the gateway decodes a response; the text and wire form are dropped.
+            items = [from_wire(wire) for wire in json.loads(text)["Items"]]
+            cache.store_whole(cache.begin(), table, pk, now_seconds, items)
+            del items
+        gc.collect()
+        items_taken = tracemalloc.get_traced_memory()[0] - before
+        items = cached_items(cache, [(table, pk) for table, pk, _ in texts])
+        build_rows(items)
+        gc.collect()
+        taken = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    measured = cache.store.bytes
+    items_measured = items_size(items)
+    print(f"measured {measured} bytes, traced {taken} ({measured / taken:.2f}x)")
+    print(f"rows: traced {taken - items_taken}, charged {items_measured * ROWS_PER_ITEM_SIZE}")
+    assert taken - items_taken <= items_measured * ROWS_PER_ITEM_SIZE
+    assert taken <= measured <= 3 * taken
