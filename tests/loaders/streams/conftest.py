@@ -3,23 +3,42 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import aioboto3
 import pytest
 
+from gateway.cli.embedded import EmbeddedDynamoDB
 from loaders.changes import ChangeFeed
 from loaders.dynamodb import Dynamo
 from loaders.streams import LeaseCoordinator, StreamsApi
 from loaders.streams.reader import Pace
 from loaders.tables import STREAMED_TABLES, Table
+from tests.conftest import open_test_client
 from tests.loaders.conftest import MOTO
+
+if TYPE_CHECKING:
+    from types_aiobotocore_dynamodb import DynamoDBClient
 
 
 @pytest.fixture(scope="session")
 def backend() -> str:
     """moto's server only: dynalite implements no DynamoDB Streams."""
     return MOTO
+
+
+# The session's endpoint and client, overridden here too: the loaders' own are cached per
+# `backend` parameter, and one computed under this folder's `backend` would otherwise be
+# reused by a later dynalite-parametrized test (a moto client answering "dynalite").
+@pytest.fixture(scope="session")
+def endpoint_url(moto_server: EmbeddedDynamoDB) -> str:
+    return moto_server.endpoint_url
+
+
+@pytest.fixture(scope="session")
+async def dynamodb(endpoint_url: str) -> AsyncIterator[DynamoDBClient]:
+    async with open_test_client(endpoint_url) as client:
+        yield client
 
 
 #: Quick enough for the tests, within the service's limits all the same.
