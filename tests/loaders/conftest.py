@@ -4,6 +4,7 @@ dynalite. Every test here that uses `dynamodb` (or `tables`, `dynamo`) runs once
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING
 
 import pytest
@@ -44,10 +45,32 @@ def endpoint_url(backend: str, request: pytest.FixtureRequest) -> str:
     return server.endpoint_url
 
 
+class ClientPool:
+    """One client per endpoint, open until the session ends."""
+
+    def __init__(self, stack: AsyncExitStack) -> None:
+        self._stack = stack
+        self._clients: dict[str, DynamoDBClient] = {}
+
+    async def client(self, endpoint_url: str) -> DynamoDBClient:
+        if endpoint_url not in self._clients:
+            opened = await self._stack.enter_async_context(open_test_client(endpoint_url))
+            self._clients[endpoint_url] = opened
+        return self._clients[endpoint_url]
+
+
 @pytest.fixture(scope="session")
-async def dynamodb(endpoint_url: str) -> AsyncIterator[DynamoDBClient]:
-    async with open_test_client(endpoint_url) as client:
-        yield client
+async def client_pool() -> AsyncIterator[ClientPool]:
+    async with AsyncExitStack() as stack:
+        yield ClientPool(stack)
+
+
+@pytest.fixture(scope="session")
+async def dynamodb(endpoint_url: str, client_pool: ClientPool) -> DynamoDBClient:
+    # The clients close once, at the session's end: a client closed when the tests move
+    # from one backend to the next was closed outside the context it was opened in, and
+    # left its HTTP session to the collector (an unclosed-session warning in a later test).
+    return await client_pool.client(endpoint_url)
 
 
 @pytest.fixture

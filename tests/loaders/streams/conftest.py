@@ -14,8 +14,7 @@ from loaders.dynamodb import Dynamo
 from loaders.streams import LeaseCoordinator, StreamsApi
 from loaders.streams.reader import Pace
 from loaders.tables import STREAMED_TABLES, Table
-from tests.conftest import open_test_client
-from tests.loaders.conftest import MOTO
+from tests.loaders.conftest import MOTO, ClientPool
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -36,9 +35,8 @@ def endpoint_url(moto_server: EmbeddedDynamoDB) -> str:
 
 
 @pytest.fixture(scope="session")
-async def dynamodb(endpoint_url: str) -> AsyncIterator[DynamoDBClient]:
-    async with open_test_client(endpoint_url) as client:
-        yield client
+async def dynamodb(endpoint_url: str, client_pool: ClientPool) -> DynamoDBClient:
+    return await client_pool.client(endpoint_url)
 
 
 #: Quick enough for the tests, within the service's limits all the same.
