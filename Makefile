@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: serve test lint pytest bench clean graphiql-assets schema fuzz
+.PHONY: serve test lint pytest bench clean graphiql-assets schema fuzz docs docs-check
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,7 +38,19 @@ schema: $(STAMP)
 serve: $(STAMP) graphiql-assets
 	$(BIN)/insight-gateway serve --embedded
 
-test: lint pytest
+test: lint docs-check pytest
+
+# The documentation site (mkdocs.yml, docs/). docs-check builds it with --strict into a
+# throwaway folder, so a broken link or a missing page fails `make test`; `make docs` writes the
+# settings table of docs/configuration.md again from gateway/settings.py, then builds site/.
+MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs
+docs-check: $(STAMP)
+	rm -rf build/docs-check
+	$(MKDOCS) build --strict --quiet --site-dir build/docs-check
+
+docs: $(STAMP)
+	$(BIN)/python -m gateway.configuration.page docs/configuration.md
+	$(MKDOCS) build --strict --quiet
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -65,11 +77,11 @@ fuzz: $(STAMP) $(DYNALITE)
 	INSIGHT_FUZZ_EXAMPLES=5000 $(BIN)/pytest tests/schema/test_compiled_execution.py -q
 
 # The image (Dockerfile) built with podman on Debian bases that mmdebstrap makes from Debian's
-# mirror, as insight-gateway:local, saved to build/insight-gateway.tar (image/, README "The
-# image"). Cached: bases by recipe, layers by podman. The image tests run it (make test).
+# mirror, as insight-gateway:local, saved to build/insight-gateway.tar (image/, docs/operations.md
+# "The image"). Cached: bases by recipe, layers by podman. The image tests run it (make test).
 .PHONY: image
 image:
 	image/build
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) build dist site *.egg-info .mypy_cache .ruff_cache .pytest_cache
