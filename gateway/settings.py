@@ -14,7 +14,8 @@ default, bounds and one line of documentation. Parsing, the messages naming the 
 
 `int`, `float`, `bool`, `str` and `str | None` (unset by default) are parsed by their
 annotation; any other type names its `parse` (`gateway/configuration/parsers.py`). A check
-across settings is a function in `_CHECKS`.
+across settings is a function in `_CHECKS`. Then `make docs` writes the configuration page again
+(a test fails until it does).
 """
 
 from __future__ import annotations
