@@ -32,7 +32,7 @@ from gateway.configuration import (
     setting,
     setting_group,
 )
-from gateway.configuration.parsers import budget, origins, roles, storage_uri
+from gateway.configuration.parsers import budget, log_format_choice, origins, roles, storage_uri
 from loaders.tables import TableNames
 from schema.extensions import QueryLimits
 
@@ -134,12 +134,22 @@ class Settings:
         minimum=1024,
         maximum=64 * 1024 * 1024,
     )
+    # Batching (SPEC 4): up to 10 operations in one JSON array by default.
     max_batch_operations: int = setting(
         "INSIGHT_MAX_BATCH_OPERATIONS",
-        0,
-        "operations allowed in one batched (JSON array) request; 0: batching off",
+        10,
+        "operations allowed in one batched (JSON array) request, more refused whole (400); "
+        "0: batching off (see Batching)",
         minimum=0,
         maximum=100,
+    )
+    field_usage_max_clients: int = setting(
+        "INSIGHT_FIELD_USAGE_MAX_CLIENTS",
+        50,
+        "client names labelled in `gateway_field_usage_total` (first seen first); later ones "
+        "count as `other` (see Field usage)",
+        minimum=0,
+        maximum=1000,
     )
     graphiql: bool = setting(
         "INSIGHT_GRAPHIQL",
@@ -317,6 +327,14 @@ class Settings:
         "goes to DynamoDB",
         minimum=0.1,
         maximum=3600,
+    )
+    log_format: str = setting(
+        "INSIGHT_LOG_FORMAT",
+        "auto",
+        "log lines on stderr: `json` (one object a line, for production), `console` (plain "
+        "lines, coloured on a terminal), or `auto`: `console` when stderr is a terminal, else "
+        "`json`",
+        parse=log_format_choice,
     )
 
     @property

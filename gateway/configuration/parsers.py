@@ -44,3 +44,13 @@ def storage_uri(name: str, raw: str) -> str:
     if raw != "memory://" and not raw.startswith(("redis://", "rediss://")):
         raise SettingsError(f"{name} must be memory:// or redis://host:port/db, not {raw!r}")
     return raw
+
+
+LOG_FORMATS = ("auto", "json", "console")
+
+
+def log_format_choice(name: str, raw: str) -> str:
+    """`auto`, `json` or `console`, in any case"""
+    if raw.lower() not in LOG_FORMATS:
+        raise SettingsError(f"{name} must be {', '.join(LOG_FORMATS)}, not {raw!r}")
+    return raw.lower()
