@@ -4,18 +4,14 @@ Each setting is declared once, as a field of `Settings`: its variable, type (the
 default, bounds and one line of documentation. Parsing, the messages naming the variable,
 `docs/configuration.md` (`make docs`) and `QueryLimits` are derived from it. A new setting:
 
-    subscriptions_max_per_connection: int = setting(
-        "INSIGHT_SUBSCRIPTIONS_MAX_PER_CONNECTION",
-        20,
-        "subscriptions one socket may hold at once",
-        minimum=1,
-        maximum=1000,
+    max_query_depth: int = setting(
+        "INSIGHT_MAX_QUERY_DEPTH", 10, "deepest selection accepted", minimum=1
     )
 
 `int`, `float`, `bool`, `str` and `str | None` (unset by default) are parsed by their
-annotation; any other type names its `parse` (`gateway/configuration/parsers.py`). A check
-across settings is a function in `_CHECKS`. Then `make docs` writes the configuration page again
-(a test fails until it does).
+annotation; any other type names its `parse` (`gateway/configuration/parsers.py`); a check
+across settings is a function in `gateway/configuration/checks.py`. Then `make docs` writes
+the configuration page again (a test fails until it does).
 """
 
 from __future__ import annotations
@@ -32,6 +28,7 @@ from gateway.configuration import (
     setting,
     setting_group,
 )
+from gateway.configuration.checks import CHECKS
 from gateway.configuration.parsers import budget, log_format_choice, origins, roles, storage_uri
 from loaders.tables import TableNames
 from schema.extensions import QueryLimits
@@ -351,21 +348,10 @@ class Settings:
     def from_environ(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Read every setting from `environ` (default: the process environment)."""
         settings = cls(**read_fields(cls, os.environ if environ is None else environ))
-        for check in _CHECKS:
+        for check in CHECKS:
             check(settings)
         return settings
 
-
-def _trusted_documents_have_a_manifest(settings: Settings) -> None:
-    mode = settings.trusted_documents
-    if mode != "off" and settings.trusted_documents_file is None:
-        raise SettingsError(
-            f"{VARIABLES['trusted_documents'].env}={mode} needs "
-            f"{VARIABLES['trusted_documents_file'].env} (the manifest)"
-        )
-
-
-_CHECKS = (_trusted_documents_have_a_manifest,)
 
 #: Every variable by its field's name (`tables.pave` for a group's member). Made at import,
 #: so that a field declared without `setting(...)` fails at once.
