@@ -2,7 +2,7 @@
 # (INSIGHT_*, AWS_REGION and the AWS credential chain); nothing here sets it.
 
 # The base images, production's by default. `make image` passes local Debian-built ones instead
-# (image/, the README's "The image").
+# (image/, docs/operations.md "The image").
 ARG PYTHON_IMAGE=python:3.11.7-slim-bookworm
 ARG NODE_IMAGE=node:20.20-bookworm-slim
 # The build stage's base: the runtime's, unless one is given that also carries node's libraries.

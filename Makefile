@@ -11,7 +11,7 @@ UV := $(BIN)/uv
 # The extras this machine needs: dev (which brings otel and embedded) for the tests and serve.
 EXTRAS := --extra dev
 
-.PHONY: serve test lint pytest bench clean graphiql-assets schema fuzz lock
+.PHONY: serve test lint pytest bench clean graphiql-assets schema fuzz lock docs docs-check
 
 # A changed pyproject.toml or uv.lock syncs the venv again: exactly the locked versions, the
 # project editable, anything else removed. --locked fails when uv.lock is stale (`make lock`).
@@ -68,7 +68,19 @@ serve: $(STAMP)
 	$(BIN)/python -m gateway.http.graphiql_assets --optional
 	$(BIN)/insight-gateway serve --embedded --port $(PORT)
 
-test: lint pytest
+test: lint docs-check pytest
+
+# The documentation site (mkdocs.yml, docs/). docs-check builds it with --strict into a
+# throwaway folder, so a broken link or a missing page fails `make test`; `make docs` writes the
+# settings table of docs/configuration.md again from gateway/settings.py, then builds site/.
+MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs
+docs-check: $(STAMP)
+	rm -rf build/docs-check
+	$(MKDOCS) build --strict --quiet --site-dir build/docs-check
+
+docs: $(STAMP)
+	$(BIN)/python -m gateway.configuration.page docs/configuration.md
+	$(MKDOCS) build --strict --quiet
 
 lint: $(STAMP)
 	$(UV) lock --check
@@ -96,11 +108,11 @@ fuzz: $(STAMP) $(DYNALITE)
 	INSIGHT_FUZZ_EXAMPLES=5000 $(BIN)/pytest tests/schema/test_compiled_execution.py -q
 
 # The image (Dockerfile) built with podman on Debian bases that mmdebstrap makes from Debian's
-# mirror, as insight-gateway:local, saved to build/insight-gateway.tar (image/, README "The
-# image"). Cached: bases by recipe, layers by podman. The image tests run it (make test).
+# mirror, as insight-gateway:local, saved to build/insight-gateway.tar (image/, docs/operations.md
+# "The image"). Cached: bases by recipe, layers by podman. The image tests run it (make test).
 .PHONY: image
 image:
 	image/build
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) build dist site *.egg-info .mypy_cache .ruff_cache .pytest_cache

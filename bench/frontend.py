@@ -1,4 +1,4 @@
-"""The frontend query's throughput (issue 13): the README's frontend query, as its own user,
+"""The frontend query's throughput (issue 13): the documented frontend query, as its own user,
 through one uvicorn worker's gateway and the naive per-field resolvers of the same process.
 
 Measured twice, in turns within each concurrency step:

@@ -1,5 +1,6 @@
 """The bench's figures: the printed table, the targets as ratios of rows of the same run,
-and `bench-results.json` (git-ignored) with the rows the issue names."""
+`bench-results.json` (git-ignored) with the rows the issue names, and the rows' table on
+`docs/performance.md` (between its markers, the rest of the page left as it is)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ from bench.frontend import REPLAYED_SUFFIX, ReplayCost
 from bench.throughput import P99_LIMIT_MS, Throughput
 
 RESULTS = Path(__file__).resolve().parent.parent / "bench-results.json"
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "performance.md"
+PAGE_BEGIN = "<!-- bench rows: written by `make bench` (bench/report.py) from its last run -->"
+PAGE_END = "<!-- end of the bench rows -->"
 DELAY_MS = 20
 
 
@@ -245,3 +249,27 @@ def write_json(
         + "\n"
     )
     print(f"\nwrote {RESULTS.name}")
+
+
+def markdown_table(rows: list[Row]) -> str:
+    """The rows as the Markdown table of `docs/performance.md`."""
+    lines = [
+        "| read | users | calls | trips | RCU | p50 ms | p99 ms | CPU ms | CPU/user |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        per_user = f"{row.cpu_ms / row.users:.2f}" if row.users else ""
+        lines.append(
+            f"| {row.name} | {row.users or '-'} | {_fmt(row.calls)} | {_fmt(row.round_trips)}"
+            f" | {_fmt(row.read_units)} | {row.p50_ms:.1f} | {row.p99_ms:.1f} | {row.cpu_ms:.2f}"
+            f" | {per_user} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def write_page(rows: list[Row], page: Path = PAGE) -> None:
+    """Replace the table between the page's markers with this run's rows."""
+    text = page.read_text()
+    start, end = text.index(PAGE_BEGIN) + len(PAGE_BEGIN), text.index(PAGE_END)
+    page.write_text(text[:start] + "\n" + markdown_table(rows) + text[end:])
+    print(f"wrote the rows' table of {page.name}")

@@ -33,6 +33,7 @@ from bench.report import (
     print_throughput,
     throughput_targets,
     write_json,
+    write_page,
 )
 from bench.report import targets as check_targets
 from bench.seed import seed_users
@@ -383,6 +384,7 @@ def run(dynalite_port: int, dynalite_pid: int, only_throughput: bool = False) ->
     checks = check_targets(rows, throughput)
     print_targets(checks)
     write_json(rows, throughput, checks, replay_cost)
+    write_page(rows)
     print()
     print(frontend_profile)
     asyncio.run(profile(dynalite_url))

@@ -1,2 +1,2 @@
 """The `insight-gateway` command and its local tooling: serve, admin commands, the embedded
-DynamoDB, demo data and the README's example queries."""
+DynamoDB, demo data and the documented example queries."""

@@ -1,7 +1,8 @@
-"""Example queries: the README's, and the one GraphiQL opens on in the embedded mode.
+"""Example queries: the documented ones (docs/schema.md, the README), and the one GraphiQL
+opens on in the embedded mode.
 
-Kept as code so that a test runs every one of them against the demo users and the README
-shows them verbatim: an example that stops working fails the build.
+Kept as code so that a test runs every one of them against the demo users and the docs
+show them verbatim: an example that stops working fails the build.
 """
 
 from __future__ import annotations

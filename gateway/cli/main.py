@@ -32,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="insight-gateway",
         description=__doc__,
-        epilog=EXIT_CODES + "; settings come from INSIGHT_* variables (see the README)",
+        epilog=EXIT_CODES + "; settings come from INSIGHT_* variables (see docs/configuration.md)",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

@@ -186,8 +186,8 @@ class Budgets:
         user: Budget,
         dashboard: Budget,
         writer: Budget,
-        storage_uri: str = "memory://",
-        fail_open: bool = True,
+        storage_uri: str,
+        fail_open: bool,
         count_storage_error: Callable[[], None] = lambda: None,
     ) -> None:
         self.user, self.dashboard, self.writer = user, dashboard, writer

@@ -32,13 +32,14 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class QueryLimits:
-    """The bounds a request is measured against before validation and execution."""
+    """The bounds a request is measured against before validation and execution (their
+    defaults are the gateway's settings')."""
 
-    max_tokens: int = 2000
-    max_depth: int = 10
-    max_aliases: int = 30
-    max_cost: int = 10_000
-    introspection: bool = True
+    max_tokens: int
+    max_depth: int
+    max_aliases: int
+    max_cost: int
+    introspection: bool
 
 
 def query_limits(limits: QueryLimits, cost: CostMeasure) -> list[Callable[[], SchemaExtension]]:

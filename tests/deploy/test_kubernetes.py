@@ -13,7 +13,7 @@ import kubernetes_validate
 import pytest
 
 from gateway.protection.trusted_documents import TrustedDocuments
-from gateway.settings import Settings
+from gateway.settings import VARIABLES, Settings
 from schema.root import build_schema
 from tests.deploy.manifests import (
     BASE,
@@ -39,9 +39,9 @@ from tests.deploy.manifests import (
 VERSIONS = ["1.30", kubernetes_validate.latest_version()]
 #: prometheus-operator's kinds: custom resources, which kubernetes-validate has no schema for.
 OPERATOR_KINDS = {"ServiceMonitor", "PrometheusRule"}
-#: The last load test's replicas' RSS at the end of its run (README "Load test"), in MiB.
+#: The last load test's replicas' RSS at the end of its run (docs/operations.md), in MiB.
 LOAD_TEST_RSS_MIB = 160
-#: uvicorn's own variables, documented under the README's Settings table.
+#: uvicorn's own variables, documented under the settings table of docs/configuration.md.
 UVICORN_VARIABLES = {
     "UVICORN_HOST",
     "UVICORN_PORT",
@@ -247,13 +247,11 @@ def test_the_service_account_has_an_iam_role(tree: Path) -> None:
 @pytest.mark.parametrize("tree", TREES, ids=tree_id)
 def test_the_settings_are_the_gateways_own_and_valid(tree: Path) -> None:
     environment = settings_environment(tree)
-    readme = (ROOT / "README.md").read_text()
+    declared = {variable.env for variable in VARIABLES.values()}
     unknown = sorted(
-        name
-        for name in environment
-        if name not in UVICORN_VARIABLES and f"| `{name}` |" not in readme
+        name for name in environment if name not in UVICORN_VARIABLES and name not in declared
     )
-    assert unknown == [], f"{tree_id(tree)}: not settings of the README's table: {unknown}"
+    assert unknown == [], f"{tree_id(tree)}: not settings the gateway declares: {unknown}"
     settings = Settings.from_environ(environment)
     # The gateway's metrics are per process: one uvicorn worker a pod.
     assert environment["WEB_CONCURRENCY"] == "1"

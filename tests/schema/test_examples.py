@@ -1,4 +1,4 @@
-"""The README's example queries and GraphiQL's embedded query, run against the demo users."""
+"""The documented example queries and GraphiQL's embedded query, run against the demo users."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from schema.clock import FixedClock
 from schema.principal import Principal
 from tests.schema.conftest import Execute, data_of
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 async def test_the_frontend_example_reads_the_callers_own_user(
@@ -73,8 +73,9 @@ async def test_graphiqls_embedded_query_shows_the_demo_users_data(
     assert user["alert"]["alertSent"] is True
 
 
-def test_the_readme_shows_the_examples_verbatim() -> None:
-    readme = README.read_text()
+def test_the_docs_show_the_examples_verbatim() -> None:
+    schema_page = (ROOT / "docs" / "schema.md").read_text()
 
-    assert FRONTEND_QUERY in readme
-    assert DASHBOARD_QUERY in readme
+    assert FRONTEND_QUERY in schema_page
+    assert DASHBOARD_QUERY in schema_page
+    assert FRONTEND_QUERY in (ROOT / "README.md").read_text()

@@ -1,4 +1,4 @@
-"""The README's IAM policy allows every DynamoDB call the gateway makes, and only those."""
+"""The IAM policy of docs/security.md allows every DynamoDB call the gateway makes, only those."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from tests.schema.test_mutations import (
     savings_input,
     verification_input,
 )
-from tests.test_readme import iam_policy, iam_stream_policy
+from tests.test_docs import iam_policy, iam_stream_policy
 
 
 async def test_the_iam_policy_allows_every_call_the_reads_make(
@@ -99,7 +99,7 @@ async def test_the_iam_policy_is_exactly_what_reads_and_mutations_use(
         granted = policy[table]
         assert used.get(table, set()) == granted, (
             f"{table}: the gateway calls {sorted(used.get(table, set()))}, "
-            f"the README grants {sorted(granted)}"
+            f"docs/security.md grants {sorted(granted)}"
         )
 
 
@@ -113,7 +113,7 @@ async def _readyz(dynamo: Dynamo, settings: Settings) -> int:
 
 
 def _calls_by_table(calls: CallCounter, names: TableNames) -> dict[str, set[str]]:
-    """The calls made, as IAM actions on the tables' default (README) names."""
+    """The calls made, as IAM actions on the tables' default names (the policy's)."""
     default_name = {names.name(t): TableNames().name(t) for t in Table}
     used: dict[str, set[str]] = {}
     for operation, params in calls.requests:

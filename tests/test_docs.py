@@ -1,5 +1,7 @@
-"""The README stays true: every setting and error code documented, and the IAM policy allows
-every DynamoDB call the gateway really makes, and nothing broader."""
+"""The README and the documentation site stay true: the README a front door of at most 250
+lines whose links resolve, the configuration page made from the settings' declaration, every
+error code documented, and the IAM policy allowing every DynamoDB call the gateway really makes
+and nothing broader. `make docs-check` (part of `make test`) builds the site with --strict."""
 
 from __future__ import annotations
 
@@ -9,12 +11,15 @@ import pkgutil
 import re
 from pathlib import Path
 
+from gateway.configuration import page as configuration_page
 from gateway.http.graphiql_assets import PACKAGES
+from gateway.settings import VARIABLES
 from loaders.errors import GatewayError
 from loaders.tables import STREAMED_TABLES, TableNames
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
+DOCS = ROOT / "docs"
 
 
 def _gateway_error_codes() -> set[str]:
@@ -31,17 +36,18 @@ def _gateway_error_codes() -> set[str]:
 
 
 def iam_policy() -> dict[str, set[str]]:
-    """The README's IAM policy: the DynamoDB actions allowed on each table (by its name)."""
+    """The security page's IAM policy: the DynamoDB actions allowed on each table (by name)."""
     return _iam_policy()[0]
 
 
 def iam_stream_policy() -> dict[str, set[str]]:
-    """The README's IAM policy: the actions allowed on each table's streams (by table name)."""
+    """The security page's IAM policy: the actions allowed on each table's streams (by name)."""
     return _iam_policy()[1]
 
 
 def _iam_policy() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
-    section = README[README.index("least-privilege IAM policy") :]
+    security = (DOCS / "security.md").read_text()
+    section = security[security.index("## The least-privilege IAM policy") :]
     block = re.search(r"```json\n(.*?)```", section, re.DOTALL)
     assert block is not None
     allowed: dict[str, set[str]] = {}
@@ -61,21 +67,42 @@ def _iam_policy() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     return allowed, streams
 
 
-def test_every_setting_is_documented() -> None:
-    source = (ROOT / "gateway" / "settings.py").read_text()
-    variables = set(re.findall(r'"((?:INSIGHT|AWS)_[A-Z0-9_]+)"', source))
+def test_the_readme_is_a_front_door_whose_links_resolve() -> None:
+    assert README.count("\n") <= 250
+    links = re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", README)
+    assert "docs/configuration.md" in links
+    missing = sorted(link for link in links if not (ROOT / link).is_file())
+    assert missing == [], f"the README links to files that do not exist: {missing}"
 
-    assert variables, "no variables found in gateway/settings.py"
-    missing = sorted(v for v in variables if f"`{v}`" not in README)
-    assert missing == [], f"add these settings to the README's Settings table: {missing}"
-    twice = sorted(v for v in variables if README.count(f"| `{v}` |") > 1)
-    assert twice == [], f"these settings have more than one row in the README: {twice}"
+
+def test_the_configuration_page_is_made_from_the_declaration() -> None:
+    page = (DOCS / "configuration.md").read_text()
+
+    assert configuration_page.rewritten(page) == page, "run `make docs` and commit the page"
+    for variable in VARIABLES.values():
+        assert page.count(f"| `{variable.env}` |") == 1, variable.env
+
+
+def test_the_configuration_page_shows_each_default_and_bound() -> None:
+    rows = configuration_page.table().splitlines()
+
+    assert "| `INSIGHT_MAX_QUERY_ALIASES` | `30` | whole number, at least 0 |" in "\n".join(rows)
+    assert "| `INSIGHT_TABLE_PAVE` | `site-pave` | text | table name |" in rows
+    assert any(
+        row.startswith("| `INSIGHT_DYNAMODB_CONNECT_TIMEOUT_SECONDS` | `1` | number, 0.01 to 60 |")
+        for row in rows
+    )
+    assert any(
+        row.startswith("| `INSIGHT_TRUSTED_DOCUMENTS` | `off` | `off`, `audit`, `enforce` |")
+        for row in rows
+    )
 
 
 def test_every_error_code_is_documented() -> None:
-    missing = sorted(code for code in _gateway_error_codes() if f"`{code}`" not in README)
+    errors = (DOCS / "errors.md").read_text()
+    missing = sorted(code for code in _gateway_error_codes() if f"| `{code}` |" not in errors)
 
-    assert missing == [], f"add these error codes to the README's Errors table: {missing}"
+    assert missing == [], f"add these error codes to docs/errors.md's table: {missing}"
 
 
 def test_the_iam_policy_names_the_five_tables_with_no_wildcards() -> None:
@@ -105,8 +132,9 @@ def test_the_iam_policy_reads_exactly_the_streamed_tables_streams() -> None:
         }
 
 
-def test_the_graphiql_versions_in_the_readme_are_the_pinned_ones() -> None:
-    section = README[README.index("## GraphiQL, also offline") :]
+def test_the_graphiql_versions_in_the_docs_are_the_pinned_ones() -> None:
+    index = (DOCS / "index.md").read_text()
+    section = index[index.index("## GraphiQL, also offline") :]
     assert f"GraphiQL {PACKAGES['graphiql']}" in section
     assert f"React {PACKAGES['react']}" in section
     assert PACKAGES["react"] == PACKAGES["react-dom"]
