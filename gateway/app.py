@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
 
 from gateway.http.budget_charge import BudgetCharge
 from gateway.http.cors import cors_middleware
@@ -15,10 +15,12 @@ from gateway.http.graphiql import GraphiQLDefaults, graphiql_static_mount
 from gateway.http.graphql_view import GatewayGraphQL
 from gateway.http.operation_gate import OperationGate
 from gateway.http.rate_limit import Budgets
+from gateway.live.wiring import open_live
 from gateway.observability.dynamodb_failures import FailureLog
 from gateway.observability.health import healthz, readyz
 from gateway.observability.logs import AccessLog
 from gateway.observability.metrics import HttpMetrics, Metrics
+from gateway.observability.subscription_metrics import SubscriptionMetrics
 from gateway.observability.tracing import tracing_from_settings
 from gateway.resources import open_dynamo, settled_collector
 from gateway.settings import Settings
@@ -45,6 +47,7 @@ def create_app(
 
     tracing = tracing_from_settings(settings)
     metrics = Metrics()
+    subscription_metrics = SubscriptionMetrics(metrics.registry)
     failures = FailureLog()
 
     @asynccontextmanager
@@ -57,8 +60,20 @@ def create_app(
             # One lock client per process: one owner name, as a Go service has.
             app.state.locks = LockClient(dynamo)
             try:
-                with settled_collector():
-                    yield
+                async with AsyncExitStack() as live:
+                    if settings.subscriptions:
+                        await live.enter_async_context(
+                            open_live(
+                                app,
+                                settings=settings,
+                                schema=schema,
+                                clock=clock,
+                                budgets=budgets,
+                                metrics=subscription_metrics,
+                            )
+                        )
+                    with settled_collector():
+                        yield
             finally:
                 # From here /readyz answers 503 while the client closes.
                 del app.state.dynamo
@@ -88,6 +103,8 @@ def create_app(
         routes=[
             # Every method reaches the view, which answers the wrong ones with a GraphQL 405.
             Route("/graphql", graphql),
+            # The subscriptions' socket (refused when INSIGHT_SUBSCRIPTIONS is off).
+            WebSocketRoute("/graphql", graphql),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
             Route("/metrics", metrics.endpoint, methods=["GET"]),
@@ -103,5 +120,6 @@ def create_app(
     )
     app.state.settings = settings
     app.state.metrics = metrics
+    app.state.subscription_metrics = subscription_metrics
     tracing.install(app)
     return app

@@ -222,20 +222,22 @@ class Dynamo:
             for start in range(0, len(distinct), BATCH_GET_LIMIT)
         ]
 
-    async def batch_get(self, keys: Sequence[ItemKey]) -> BatchGot:
+    async def batch_get(self, keys: Sequence[ItemKey], *, consistent: bool = False) -> BatchGot:
         """Read up to 100 keys, across tables, in one BatchGetItem, re-requesting
         `UnprocessedKeys` with jittered exponential backoff until done or the deadline.
 
         Keys with no item are absent from `found`. When a round fails or the deadline
         passes, the keys read so far stay read and only those still unread are `failed`
         (DynamoDB leaves a hot partition's keys unprocessed and serves the others); a
-        first call that fails fails every key."""
+        first call that fails fails every key. `consistent`: strongly consistent reads."""
         if len(keys) > BATCH_GET_LIMIT:
             raise ValueError(f"at most {BATCH_GET_LIMIT} keys a BatchGetItem")
         request: dict[str, Any] = {}
         for key in keys:
             table = request.setdefault(self.tables.name(key.table), {"Keys": []})
             table["Keys"].append(key.attributes())
+            if consistent:
+                table["ConsistentRead"] = True
         found: dict[ItemKey, Item] = {}
         started = asyncio.get_running_loop().time()
         deadline = started + self._unprocessed_deadline
@@ -305,11 +307,16 @@ class Dynamo:
         await asyncio.sleep(delay)
 
     async def query(
-        self, query: QueryKey, keep: Callable[[Item], bool], *, wire: bool = False
+        self,
+        query: QueryKey,
+        keep: Callable[[Item], bool],
+        *,
+        wire: bool = False,
+        consistent: bool = False,
     ) -> list[Item]:
         """All items of `query` that `keep` accepts, following `LastEvaluatedKey`, and
         stopping as soon as `query.limit` of them are in hand. With `wire`, the items are
-        left (and given to `keep`) in DynamoDB's wire form, for the caller to decode."""
+        left (and given to `keep`) in DynamoDB's wire form; `consistent`: strongly consistent."""
         partition, sort = query.table.key_names
         params: dict[str, Any] = {
             "TableName": self.tables.name(query.table),
@@ -318,6 +325,7 @@ class Dynamo:
             "ExpressionAttributeValues": {":pk": {"S": query.pk}},
             "ScanIndexForward": not query.newest_first,
             "ReturnConsumedCapacity": "TOTAL",
+            **({"ConsistentRead": True} if consistent else {}),
         }
         if query.sk_prefix:
             assert sort is not None

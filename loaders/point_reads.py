@@ -22,17 +22,23 @@ class PointReadLoader(DataLoader[ItemKey, Item | None]):
     pages of 100 distinct keys, sent concurrently; a failed page fails only its own keys,
     and keys left unprocessed past the deadline only themselves.
     A key of a partition the request reads whole (`collections`) is answered from that
-    partition's Query instead.
+    partition's Query instead. `consistent`: strongly consistent reads.
     """
 
     def __init__(
-        self, dynamo: Dynamo, now: datetime, collections: Collections | None = None
+        self,
+        dynamo: Dynamo,
+        now: datetime,
+        collections: Collections | None = None,
+        *,
+        consistent: bool = False,
     ) -> None:
         self._futures: dict[ItemKey, asyncio.Future[Item | None]] = {}
         super().__init__(loop=asyncio.get_running_loop(), cache_map=self._futures)
         self._dynamo = dynamo
         self._now = now
         self._collections = collections or Collections()
+        self._consistent = consistent
 
     def load(self, key: ItemKey) -> asyncio.Future[Item | None]:
         cached = self._futures.get(key)
@@ -49,7 +55,8 @@ class PointReadLoader(DataLoader[ItemKey, Item | None]):
     ) -> list[Item | BaseException | None]:
         pages = self._dynamo.pages(keys)
         answers = await asyncio.gather(
-            *(self._dynamo.batch_get(page) for page in pages), return_exceptions=True
+            *(self._dynamo.batch_get(page, consistent=self._consistent) for page in pages),
+            return_exceptions=True,
         )
         outcome: dict[ItemKey, Item | BaseException | None] = {}
         for page, answer in zip(pages, answers, strict=True):

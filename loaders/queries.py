@@ -23,10 +23,16 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
     queries of a tick are sent concurrently. A failed query fails only its own loads.
 
     `collect` reads a whole partition with one Query; every later query of that partition
-    is answered from its items (filtered by prefix, ordered, limited) without a call."""
+    is answered from its items (filtered by prefix, ordered, limited) without a call.
+    `consistent`: strongly consistent Queries."""
 
     def __init__(
-        self, dynamo: Dynamo, now: datetime, collections: Collections | None = None
+        self,
+        dynamo: Dynamo,
+        now: datetime,
+        collections: Collections | None = None,
+        *,
+        consistent: bool = False,
     ) -> None:
         self._futures: dict[QueryKey, asyncio.Future[list[Item]]] = {}
         super().__init__(loop=asyncio.get_running_loop(), cache_map=self._futures)
@@ -34,6 +40,7 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
         self._now = now
         self._now_seconds = Decimal(int(now.timestamp()))
         self._collections = collections or Collections()
+        self._consistent = consistent
 
     def collect(self, table: Table, pk: str) -> None:
         """Read the partition `pk` of `table` whole (once per request), for this loader and
@@ -78,9 +85,9 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
     ) -> list[list[Item] | BaseException]:
         return await asyncio.gather(
             *(
-                self._dynamo.query(query, self._keep_wire, wire=True)
+                self._dynamo.query(query, self._keep_wire, wire=True, consistent=self._consistent)
                 if isinstance(query, WholePartition)
-                else self._dynamo.query(query, self._keep)
+                else self._dynamo.query(query, self._keep, consistent=self._consistent)
                 for query in queries
             ),
             return_exceptions=True,

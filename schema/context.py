@@ -35,6 +35,9 @@ class Context:
     cost_requested: bool = False
     #: The process's `locks` client (one owner name, shared sightings), from the lifespan.
     locks: LockClient | None = None
+    #: A subscription's re-read (schema.live): one read answers many subscribers, each
+    #: charged to its own budget by the hub, so the operation itself charges no one.
+    reread: bool = False
 
 
 def build_context(
@@ -45,12 +48,18 @@ def build_context(
     request_id: str = "",
     cost_requested: bool = False,
     locks: LockClient | None = None,
+    consistent: bool = False,
 ) -> Context:
-    """A fresh context with its own loaders: nothing is cached across requests."""
+    """A fresh context with its own loaders: nothing is cached across requests.
+
+    `consistent`: every read is strongly consistent (a subscription's re-read, which must
+    see the write that woke it)."""
     now = clock.now()
     collections = Collections()
     reads = UserReads(
-        PointReadLoader(dynamo, now, collections), QueryLoader(dynamo, now, collections), now
+        PointReadLoader(dynamo, now, collections, consistent=consistent),
+        QueryLoader(dynamo, now, collections, consistent=consistent),
+        now,
     )
     return Context(
         dynamo=dynamo,

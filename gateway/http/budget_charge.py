@@ -37,7 +37,13 @@ class BudgetCharge(CostLimit):
         context = self.execution_context
         principal = getattr(context.context, "principal", None)
         document = context.graphql_document
-        if isinstance(principal, Principal) and document is not None and context.result is None:
+        reread = getattr(context.context, "reread", False)
+        if (
+            isinstance(principal, Principal)
+            and document is not None
+            and context.result is None
+            and not reread
+        ):
             cost = max(1, self.measured(document))
             try:
                 charge = await self.budgets.charge(principal, cost)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import re
 import uuid
+from datetime import timedelta
 from typing import Any
 
 import orjson
@@ -26,6 +27,7 @@ from strawberry.asgi import GraphQL
 from strawberry.exceptions import MissingQueryError
 from strawberry.schema.base import BaseSchema
 from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
+from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 
@@ -45,6 +47,8 @@ from gateway.http.operation_gate import OperationGate, TrustMode
 from gateway.http.persisted_queries import PersistedQueries
 from gateway.http.rate_limit import start_charges
 from gateway.http.response_headers import protect, rate_limit_headers
+from gateway.live.connection import BoundedWebSocketAdapter, Connection
+from gateway.live.transport import LiveTransport
 from gateway.observability.logs import bind_request_id
 from gateway.settings import Settings
 from loaders.deadline import start_deadline
@@ -58,7 +62,9 @@ from loaders.errors import (
 from schema.clock import Clock
 from schema.context import Context, build_context
 from schema.errors import INTERNAL_MESSAGE
+from schema.live import LiveHub
 from schema.principal import Principal
+from schema.subscription import NOT_OVER_WEBSOCKET
 
 logger = logging.getLogger("gateway.http")
 
@@ -67,6 +73,10 @@ _REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 #: A request with `X-Insight-Cost: 1` gets its DynamoDB cost in `extensions.cost`.
 COST_HEADER = "x-insight-cost"
+#: A WebSocket must send `connection_init` this soon (else 4408).
+CONNECTION_INIT_WAIT = timedelta(seconds=10)
+#: The server pings an acknowledged socket this often (the client answers pong).
+KEEPALIVE_SECONDS = 15.0
 
 
 class GatewayGraphQL(GraphQL[Context, None]):
@@ -74,7 +84,12 @@ class GatewayGraphQL(GraphQL[Context, None]):
 
     Only `render_graphql_ide` (the GraphiQL page) is strawberry's; everything else of a
     request is answered here, so that every status and error code is the contract's.
+    With `INSIGHT_SUBSCRIPTIONS` on, a WebSocket speaks graphql-transport-ws (and only it:
+    the legacy `graphql-ws` subprotocol is refused, 4406) through gateway/live/transport.py.
     """
+
+    graphql_transport_ws_handler_class = LiveTransport  # type: ignore[assignment]
+    websocket_adapter_class = BoundedWebSocketAdapter
 
     def __init__(
         self,
@@ -90,8 +105,13 @@ class GatewayGraphQL(GraphQL[Context, None]):
             schema,
             graphql_ide="graphiql" if settings.graphiql else None,
             allow_queries_via_get=True,
+            keep_alive_interval=KEEPALIVE_SECONDS,
+            subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
+            connection_init_wait_timeout=CONNECTION_INIT_WAIT,
+            max_subscriptions_per_connection=settings.subscriptions_max_per_connection,
         )
         self.settings = settings
+        self.max_frame_bytes = settings.max_body_bytes
         self.clock = clock
         self.verifier = verifier or TokenVerifier.from_settings(settings, clock)
         self.gate = gate or OperationGate(
@@ -105,8 +125,12 @@ class GatewayGraphQL(GraphQL[Context, None]):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
-            # No subscriptions: refuse the handshake rather than hold a socket open.
-            await WebSocket(scope, receive=receive, send=send).close(code=1008)
+            websocket = WebSocket(scope, receive=receive, send=send)
+            if not self.settings.subscriptions:
+                # No subscriptions: refuse the handshake rather than hold a socket open.
+                await websocket.close(code=1008)
+                return
+            await self.run(websocket)
             return
         request = Request(scope, receive=receive)
         request_id = request_id_of(request)
@@ -176,7 +200,12 @@ class GatewayGraphQL(GraphQL[Context, None]):
         return response
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
-        """The request's Context, for the principal `authenticate` put on `request.state`."""
+        """The request's Context, for the principal `authenticate` put on `request.state`.
+        (A WebSocket's "context" is its Connection: see `operation_context`.)"""
+        if isinstance(request, WebSocket):
+            client = request.client
+            peer = f"{client.host}:{client.port}" if client else ""
+            return Connection(request, peer=peer)  # type: ignore[return-value]
         principal: Principal = request.state.principal
         # Set here, in the request's own task: every DynamoDB call the request makes, in
         # whatever DataLoader batch, inherits it.
@@ -189,6 +218,23 @@ class GatewayGraphQL(GraphQL[Context, None]):
             cost_requested=request.headers.get(COST_HEADER, "").strip() == "1",
             locks=getattr(request.app.state, "locks", None),
         )
+
+    def operation_context(self, connection: Connection) -> Context:
+        """A fresh Context for one operation of a socket: its own loaders and deadline."""
+        assert connection.principal is not None
+        start_deadline(self.settings.request_deadline_seconds)
+        websocket = connection.websocket
+        return build_context(
+            dynamo=websocket.app.state.dynamo,
+            principal=connection.principal,
+            clock=self.clock,
+            request_id=request_id_of(websocket),
+            locks=getattr(websocket.app.state, "locks", None),
+        )
+
+    def live_hub(self, connection: Connection) -> LiveHub:
+        hub: LiveHub = connection.websocket.app.state.live
+        return hub
 
     def authenticate(self, request: Request) -> Principal:
         try:
@@ -232,6 +278,8 @@ class GatewayGraphQL(GraphQL[Context, None]):
                 raise HttpProblem(
                     405, BadRequest("Mutations are only accepted over POST"), {"Allow": "POST"}
                 ) from error
+            if error.operation_type == OperationType.SUBSCRIPTION:
+                raise HttpProblem(400, BadRequest(NOT_OVER_WEBSOCKET)) from error
             raise HttpProblem(
                 400, BadRequest(f"{error.operation_type.value} operations are not supported")
             ) from error

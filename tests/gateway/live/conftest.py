@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from starlette.applications import Starlette
+
+from gateway.app import create_app
+from gateway.auth.tokens import mint_token
+from gateway.settings import Settings
+from loaders.changes import Change, MemoryChangeFeed
+from loaders.dynamodb import FinishedCall
+from loaders.tables import Table
+from schema.clock import FixedClock
+from schema.principal import DASHBOARD, WRITER
+from tests.gateway.live.socket_client import serving
+
+SECRET = "live-tests-secret-0123456789abcdef"
+USER = "u-1"
+OTHER = "u-2"
+
+SETTING_QUERY = "subscription($ids: [ID!]!) { userChanged(ids: $ids) { id lowBalanceAlert } }"
+
+
+@dataclass
+class LiveGateway:
+    """A served gateway with subscriptions on: its URL, app, and every DynamoDB call."""
+
+    url: str
+    app: Starlette
+    clock: FixedClock
+    calls: list[FinishedCall]
+
+    @property
+    def feed(self) -> MemoryChangeFeed:
+        feed: MemoryChangeFeed = self.app.state.change_feed
+        return feed
+
+    def token(self, sub: str = USER, *roles: str, lifetime: float = 3600) -> str:
+        return mint_token(SECRET, sub, roles, timedelta(seconds=lifetime), self.clock)
+
+    def dashboard(self) -> str:
+        return self.token("dash-1", DASHBOARD)
+
+    def writer(self) -> str:
+        return self.token("svc-1", WRITER)
+
+    def reads(self) -> list[FinishedCall]:
+        return [call for call in self.calls if call.operation in ("batch_get_item", "query")]
+
+    async def publish(self, table: Table, partition_key: str) -> None:
+        await self.feed.publish([Change(table, partition_key)])
+
+
+async def set_low_balance_alert(
+    dynamodb: Any, settings: Settings, user_id: str, dollars: str
+) -> None:
+    """A write straight to DynamoDB, as another service makes it."""
+    await dynamodb.put_item(
+        TableName=settings.tables.balance_settings,
+        Item={"user_id": {"S": user_id}, "low_balance_alert": {"N": dollars}},
+    )
+
+
+@pytest.fixture
+async def live(settings: Settings, clock: FixedClock) -> AsyncIterator[LiveGateway]:
+    async with live_gateway(settings, clock) as gateway:
+        yield gateway
+
+
+def live_settings(settings: Settings, **overrides: Any) -> Settings:
+    given: dict[str, Any] = {
+        "auth_hs256_secret": SECRET,
+        "auth_leeway_seconds": 0,
+        "subscriptions": True,
+        **overrides,
+    }
+    return dataclasses.replace(settings, **given)
+
+
+@asynccontextmanager
+async def live_gateway(
+    settings: Settings, clock: FixedClock, **overrides: Any
+) -> AsyncIterator[LiveGateway]:
+    app = create_app(live_settings(settings, **overrides), clock=clock)
+    calls: list[FinishedCall] = []
+    async with serving(app) as url:
+        app.state.dynamo.observers.append(calls.append)
+        yield LiveGateway(url, app, clock, calls)
