@@ -193,8 +193,11 @@ def run_serve(args: argparse.Namespace, settings: Settings) -> int:
         settings = dataclasses.replace(settings, dynamodb_endpoint_url=embedded.endpoint_url)
         count = asyncio.run(_prepare_embedded(settings))
         print(f"Embedded DynamoDB at {embedded.endpoint_url}: five tables, {count} demo items")
-        # The embedded gateway is for exploring: GraphiQL and introspection are always on.
-        settings = dataclasses.replace(settings, graphiql=True, introspection=True)
+        # The embedded gateway is for exploring: GraphiQL, introspection and the
+        # subscriptions are always on.
+        settings = dataclasses.replace(
+            settings, graphiql=True, introspection=True, subscriptions=True
+        )
         if not settings.auth_hs256_secret:
             settings = dataclasses.replace(settings, auth_hs256_secret=generated_secret())
         token = demo_token(settings)
@@ -217,6 +220,8 @@ def run_serve(args: argparse.Namespace, settings: Settings) -> int:
             log_config=log_config(),
             access_log=False,
             timeout_graceful_shutdown=math.ceil(settings.shutdown_grace_seconds),
+            # A WebSocket frame over the body bound is refused (1009) before it is buffered.
+            ws_max_size=settings.max_body_bytes,
         )
     finally:
         if embedded is not None:

@@ -127,6 +127,12 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
         with contextlib.suppress(RuntimeError, WebSocketDisconnected):
             await self.websocket.close(code=code, reason=reason[:_REASON_CHARS])
 
+    async def handle_connection_init_timeout(self) -> None:
+        await asyncio.sleep(self.connection_init_wait_timeout.total_seconds())
+        if not self.connection_init_received:
+            self.connection_timed_out = True
+            await self.close(4408, "Connection initialisation timeout")
+
     async def handle_invalid_message(self, error_message: str) -> None:
         await self.close(BAD_REQUEST, error_message)
 

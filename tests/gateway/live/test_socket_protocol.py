@@ -3,7 +3,9 @@ the code graphql-transport-ws gives it, and never crashes the server."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -241,3 +243,32 @@ async def test_queries_and_mutations_over_the_socket_get_the_http_checks(
         )
         answer = await socket.receive()
         assert answer["payload"]["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+
+
+LISTED_SUBSCRIPTION = "subscription Mine { viewerChanged(initial: true) { id lowBalanceAlert } }"
+
+
+async def test_trusted_documents_apply_to_subscriptions(
+    settings: Settings, clock: FixedClock, tmp_path: Path
+) -> None:
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"doc-1": LISTED_SUBSCRIPTION}))
+    async with (
+        live_gateway(
+            settings, clock, trusted_documents="enforce", trusted_documents_file=str(manifest)
+        ) as live,
+        open_socket(live.url) as socket,
+    ):
+        await socket.init(live.token())
+        await socket.subscribe("1", "subscription { viewerChanged(initial: true) { id } }")
+        refused = await socket.receive()
+        assert refused["type"] == "error"
+        assert refused["payload"][0]["extensions"]["code"] == "PERSISTED_QUERY_NOT_IN_LIST"
+        await socket.send({"id": "2", "type": "subscribe", "payload": {"documentId": "doc-1"}})
+        served = await socket.receive()
+    assert served == {
+        "id": "2",
+        "type": "next",
+        "payload": {"data": {"viewerChanged": {"id": USER, "lowBalanceAlert": None}}},
+    }
+    assert len(live.reads()) == 1
