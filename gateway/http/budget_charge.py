@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 
 from graphql import ExecutionResult, GraphQLError
+from strawberry.types.graphql import OperationType
 
 from gateway.http.rate_limit import Budgets, record_charge
 from loaders.errors import GatewayError
@@ -45,14 +46,20 @@ class BudgetCharge(CostLimit):
             and not reread
         ):
             cost = max(1, self.measured(document))
+            refusal: GatewayError | None = None
             try:
                 charge = await self.budgets.charge(principal, cost)
             except GatewayError as error:  # the storage is down and the gateway fails closed
-                context.result = _refused(error)
+                refusal = error
             else:
                 record_charge(charge)
                 if not charge.allowed:
-                    context.result = _refused(charge.refusal())
+                    refusal = charge.refusal()
+            if refusal is not None:
+                if context.operation_type is OperationType.SUBSCRIPTION:
+                    # strawberry starts a subscription whatever the result: refuse it here.
+                    raise refusal
+                context.result = _refused(refusal)
         yield
 
 

@@ -224,3 +224,20 @@ async def test_at_utc_midnight_a_subscription_is_re_read(settings: Settings, dyn
         after = await socket.receive()
     # Served only on its UTC day: gone at midnight, with no write and no change.
     assert after["payload"]["data"] == {"viewerChanged": {"payday": None}}
+
+
+async def test_a_subscribe_over_budget_is_refused_with_rate_limited(
+    settings: Settings, clock: FixedClock
+) -> None:
+    async with (
+        live_gateway(settings, clock, rate_limit_user="1/minute") as live,
+        open_socket(live.url) as socket,
+    ):
+        await socket.init(live.token())
+        await socket.subscribe("1", SETTING_QUERY, {"ids": [USER]})
+        await socket.subscribe("2", SETTING_QUERY, {"ids": [USER]})
+        refused = await socket.receive()
+        assert refused["id"] == "2"
+        assert refused["payload"]["errors"][0]["extensions"]["code"] == "RATE_LIMITED"
+        assert await socket.receive() == {"id": "2", "type": "complete"}
+        assert live.app.state.live.subscriptions == 1

@@ -3,7 +3,9 @@ the code graphql-transport-ws gives it, and never crashes the server."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from contextlib import AsyncExitStack
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -272,3 +274,23 @@ async def test_trusted_documents_apply_to_subscriptions(
         "payload": {"data": {"viewerChanged": {"id": USER, "lowBalanceAlert": None}}},
     }
     assert len(live.reads()) == 1
+
+
+async def test_a_shutdown_closes_open_sockets_and_their_subscriptions(
+    settings: Settings, clock: FixedClock
+) -> None:
+    async with AsyncExitStack() as sockets:
+        async with live_gateway(settings, clock) as live:
+            socket = await sockets.enter_async_context(open_socket(live.url))
+            await socket.init(live.token())
+            await socket.subscribe("1", SETTING_QUERY, {"ids": [USER]})
+            hub = live.app.state.live
+            for _ in range(100):
+                if hub.subscriptions:
+                    break
+                await asyncio.sleep(0.02)
+            assert hub.subscriptions == 1
+            # The server stops here, with the socket open.
+        code, _ = await socket.closed()
+    assert code == 1012
+    assert hub.subscriptions == 0
