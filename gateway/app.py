@@ -9,12 +9,10 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route, WebSocketRoute
 
-from gateway.http.budget_charge import BudgetCharge
 from gateway.http.cors import cors_middleware
 from gateway.http.graphiql import GraphiQLDefaults, graphiql_static_mount
 from gateway.http.graphql_view import GatewayGraphQL
 from gateway.http.operation_gate import OperationGate
-from gateway.http.rate_limit import Budgets
 from gateway.live.wiring import open_live
 from gateway.observability.dynamodb_failures import FailureLog
 from gateway.observability.health import healthz, readyz
@@ -22,13 +20,14 @@ from gateway.observability.logs import AccessLog
 from gateway.observability.metrics import HttpMetrics, Metrics
 from gateway.observability.subscription_metrics import SubscriptionMetrics
 from gateway.observability.tracing import tracing_from_settings
+from gateway.protection.budget_charge import BudgetCharge
+from gateway.protection.rate_limit import Budgets
 from gateway.resources import open_dynamo, settled_collector
 from gateway.settings import Settings
 from loaders.lock import LockClient
 from schema.clock import Clock, SystemClock
 from schema.cost_policy import GATEWAY_COST_POLICY
-from schema.document_memo import DocumentMemo
-from schema.extensions import request_extensions
+from schema.extensions import CostMeasure, request_extensions
 from schema.root import build_schema
 
 
@@ -82,12 +81,13 @@ def create_app(
     # Per-client protection (issue 12): budgets charged after the limits, before execution;
     # the trusted documents, validated against the schema served, before parsing.
     budgets = Budgets.from_settings(settings, metrics.rate_limit_storage_errors.inc)
-    charge_memo: DocumentMemo[int] = DocumentMemo()
+    # One measure of each document's cost, for the cost limit and the charge alike.
+    cost = CostMeasure(GATEWAY_COST_POLICY)
     schema = build_schema(
         [
             metrics.schema_extension,
-            *request_extensions(settings.query_limits, GATEWAY_COST_POLICY),
-            lambda: BudgetCharge(budgets, GATEWAY_COST_POLICY, charge_memo),
+            *request_extensions(settings.query_limits, cost),
+            lambda: BudgetCharge(budgets, cost),
             *tracing.schema_extensions,
         ],
         federation=settings.federation,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from importlib.metadata import version
 
 import aioboto3
 from aiobotocore.config import AioConfig
@@ -23,7 +24,8 @@ def dynamodb_session() -> aioboto3.Session:
     return aioboto3.Session(botocore_session=botocore_session)
 
 
-USER_AGENT = "insight-gateway/0.1"
+#: The package's own version (pyproject.toml's, as installed), never one written here by hand.
+USER_AGENT = f"insight-gateway/{version('insight-gateway')}"
 
 #: Seconds a pooled connection may stay idle before it is closed. aiobotocore's 12 s closes
 #: a dashboard's connections between two refreshes, and each new one costs a TCP (and TLS)

@@ -17,7 +17,7 @@ from typing import Annotated, Any, TypeAlias
 import strawberry
 from graphql import DocumentNode, GraphQLResolveInfo, GraphQLSchema, get_named_type
 
-from loaders.errors import BadRequest
+from loaders.errors import GatewayError
 from schema.access_plan import plan_reads
 from schema.arguments import check_user_ids
 from schema.context import Info
@@ -32,6 +32,14 @@ NOT_OVER_WEBSOCKET = (
     "Subscriptions are served over a WebSocket on /graphql (the graphql-transport-ws "
     "protocol), when the gateway runs with INSIGHT_SUBSCRIPTIONS on"
 )
+
+
+class NotOverWebSocket(GatewayError):
+    """A subscription executed anywhere but the gateway's WebSocket transport."""
+
+    code = "BAD_REQUEST"
+    default_message = NOT_OVER_WEBSOCKET
+
 
 Initial: TypeAlias = Annotated[
     bool | None,
@@ -72,7 +80,7 @@ class Subscription:
 def _watch(info: Info, user_ids: list[str], initial: bool) -> AsyncIterator[User]:
     session = LIVE_SESSION.get()
     if session is None:
-        raise BadRequest(NOT_OVER_WEBSOCKET)
+        raise NotOverWebSocket()
     return session.hub.subscribe(
         principal=info.context.principal,
         query=session.query,

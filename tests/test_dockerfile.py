@@ -88,12 +88,19 @@ def test_only_the_build_stage_may_be_given_the_hosts_ca_bundle() -> None:
 def test_the_build_stage_fetches_the_graphiql_assets_then_builds_and_installs_the_wheel() -> None:
     build = _stage("build")
     runs = _runs(build)
+    copied = " ".join(copy.arguments for copy in build.all("COPY"))
 
     assert "python -m gateway.http.graphiql_assets" in runs
     assert runs.index("gateway.http.graphiql_assets") < runs.index("pip wheel")
     assert 'wheel="$(ls /wheels/insight_gateway-*.whl)"' in runs
-    # The wheel itself, with the tracing extra, never a same-named package from an index.
-    assert 'pip install --no-cache-dir "${wheel}[otel]"' in runs
+    # The locked versions with the tracing extra, by hash and with nothing resolved; then the
+    # wheel itself without dependencies, never a same-named package from an index; then pip
+    # proves the installed set complete.
+    assert "uv.lock" in copied
+    export = "uv export --frozen --no-dev --no-emit-project --extra otel"
+    install = "pip install --no-cache-dir --require-hashes --no-deps -r /tmp/requirements.txt"
+    wheel = 'pip install --no-cache-dir --no-deps "${wheel}"'
+    assert runs.index(export) < runs.index(install) < runs.index(wheel) < runs.index("pip check")
 
 
 def test_the_runtime_stage_is_slim_non_root_and_gets_only_the_built_environment() -> None:

@@ -11,11 +11,16 @@ import asyncio
 import json
 import os
 import subprocess
+import sys
+import tomllib
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import httpx
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from gateway.auth.tokens import mint_token
 from gateway.cli.demo import ADA, seed_demo
@@ -253,6 +258,35 @@ def test_the_runtime_has_no_pip_no_compiler_and_no_node() -> None:
 
     assert found == {"modules": [], "programs": []}
     assert run_once(IMAGE, "id", "-u").strip() == str(GATEWAY_UID)
+
+
+def test_the_image_holds_exactly_the_locked_runtime_packages() -> None:
+    """The lock's runtime packages with the otel extra (as the Dockerfile exports them), each
+    at its locked version, and nothing else but the gateway itself."""
+    uv = Path(sys.executable).with_name("uv")
+    exported = subprocess.run(
+        [str(uv), "export", "--frozen", "--no-dev", "--no-emit-project", "--extra", "otel",
+         "--no-hashes", "--format", "requirements-txt"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, check=True,
+    ).stdout  # fmt: skip
+    locked = {}
+    for line in exported.splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            requirement = Requirement(line)
+            if requirement.marker is None or requirement.marker.evaluate():
+                locked[canonicalize_name(requirement.name)] = str(requirement.specifier)[2:]
+    probe = (
+        "import importlib.metadata, json;"
+        "print(json.dumps({d.metadata['Name']: d.version"
+        " for d in importlib.metadata.distributions()}))"
+    )
+    installed = json.loads(run_once(IMAGE, "python", "-c", probe))
+    in_image = {canonicalize_name(name): version for name, version in installed.items()}
+
+    assert {"strawberry-graphql", "graphql-core", "opentelemetry-sdk"} <= set(locked)
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert in_image.pop(canonicalize_name("insight-gateway")) == version
+    assert in_image == locked
 
 
 def test_the_hosts_ca_bundle_mounted_for_the_build_is_in_no_layer() -> None:

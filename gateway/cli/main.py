@@ -19,8 +19,8 @@ from gateway.cli.demo import ADA, seed_demo
 from gateway.cli.documents import add_documents_command
 from gateway.cli.examples import demo_user_query
 from gateway.http.graphiql import GraphiQLDefaults
-from gateway.http.trusted_documents import ManifestError
 from gateway.observability.logs import log_config
+from gateway.protection.trusted_documents import ManifestError
 from gateway.resources import open_dynamo
 from gateway.settings import Settings, SettingsError
 from loaders.tables import create_tables

@@ -31,7 +31,7 @@ from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 
-from gateway.auth.tokens import TokenVerifier
+from gateway.auth.tokens import TokenVerifier, Unauthenticated
 from gateway.http.graphiql import GraphiQLDefaults
 from gateway.http.graphql_payload import formatted, is_request_error, payload_of
 from gateway.http.graphql_request import (
@@ -41,24 +41,18 @@ from gateway.http.graphql_request import (
     read_post,
     require_json_body,
 )
-from gateway.http.http_problem import HttpProblem
+from gateway.http.http_problem import BadRequest, HttpProblem
 from gateway.http.media_types import GRAPHQL_RESPONSE_JSON, JSON, negotiate, prefers_html
 from gateway.http.operation_gate import OperationGate, TrustMode
 from gateway.http.persisted_queries import PersistedQueries
-from gateway.http.rate_limit import start_charges
 from gateway.http.response_headers import protect, rate_limit_headers
 from gateway.live.connection import BoundedWebSocketAdapter, Connection
 from gateway.live.transport import LiveTransport
 from gateway.observability.logs import bind_request_id
+from gateway.protection.rate_limit import RateLimited, RateLimitUnavailable, start_charges
 from gateway.settings import Settings
 from loaders.deadline import start_deadline
-from loaders.errors import (
-    BadRequest,
-    GatewayError,
-    RateLimited,
-    RateLimitUnavailable,
-    Unauthenticated,
-)
+from loaders.errors import GatewayError
 from schema.clock import Clock
 from schema.context import Context, build_context
 from schema.errors import INTERNAL_MESSAGE

@@ -35,12 +35,13 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
 )
 from strawberry.utils.aio import aclosing
 
-from gateway.auth.tokens import TokenVerifier
+from gateway.auth.tokens import TokenVerifier, Unauthenticated
 from gateway.http.graphql_request import Operation as RequestOperation
+from gateway.http.http_problem import BadRequest
 from gateway.http.operation_gate import OperationGate
 from gateway.live.connection import Connection
 from gateway.observability.subscription_metrics import SubscriptionMetrics
-from loaders.errors import BadRequest, GatewayError, Unauthenticated
+from loaders.errors import GatewayError
 from schema.clock import Clock
 from schema.context import Context
 from schema.live import LIVE_SESSION, LiveHub, LiveSession, Payload

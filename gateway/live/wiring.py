@@ -10,8 +10,8 @@ from contextlib import asynccontextmanager
 import strawberry
 from starlette.applications import Starlette
 
-from gateway.http.rate_limit import Budgets
 from gateway.observability.subscription_metrics import SubscriptionMetrics
+from gateway.protection.rate_limit import Budgets
 from gateway.settings import Settings
 from loaders.changes import ChangeFeed, MemoryChangeFeed
 from loaders.deadline import start_deadline

@@ -16,7 +16,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from strawberry.extensions import SchemaExtension
 
-from gateway.http.trusted_documents import UNLISTED
+from gateway.protection.trusted_documents import UNLISTED
 from loaders.call_log import CallLog
 from loaders.dynamodb import ConditionFailed, FinishedCall
 from loaders.errors import DynamoDBUnavailable

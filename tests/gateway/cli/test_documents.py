@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gateway.cli.main import main
-from gateway.http.trusted_documents import TrustedDocuments
+from gateway.protection.trusted_documents import TrustedDocuments
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock

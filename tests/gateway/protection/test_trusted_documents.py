@@ -16,7 +16,7 @@ import pytest
 
 from gateway.app import create_app
 from gateway.http.media_types import GRAPHQL_RESPONSE_JSON
-from gateway.http.trusted_documents import ManifestError
+from gateway.protection.trusted_documents import ManifestError
 from gateway.settings import Settings, SettingsError
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock

@@ -21,8 +21,8 @@ from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock, SystemClock
 from tests.conftest import CallCounter
-from tests.gateway.http.test_rate_limit import ONE, THREE, bearer, remaining
 from tests.gateway.http_client import OTHER_USER, SECRET, gateway_client
+from tests.gateway.protection.test_rate_limit import ONE, THREE, bearer, remaining
 from tests.redis_server import RedisServer, free_port
 
 STARTUP_SECONDS = 30.0
