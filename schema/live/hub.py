@@ -35,6 +35,7 @@ from loaders.changes import Change, ShardPosition
 from loaders.tables import Table
 from schema.clock import Clock
 from schema.context import Context
+from schema.live.charges import CoalescedCharge
 from schema.live.mailbox import Payload
 from schema.live.subscriber import Charge, LiveObserver, NoObserver, Send, Subscriber, free
 from schema.principal import DASHBOARD, Principal
@@ -133,7 +134,7 @@ class LiveHub:
         self._schema = schema
         self._new_context = new_context
         self._clock = clock
-        self._charge = charge
+        self._charge = CoalescedCharge(charge)
         self._observer = observer or NoObserver()
         self._debounce = debounce
         self._groups: dict[GroupKey, Group] = {}
