@@ -294,3 +294,11 @@ async def test_a_shutdown_closes_open_sockets_and_their_subscriptions(
         code, _ = await socket.closed()
     assert code == 1012
     assert hub.subscriptions == 0
+
+
+async def test_an_acknowledged_socket_is_pinged(live: LiveGateway) -> None:
+    view_of(live).keep_alive_interval = 0.2
+    async with open_socket(live.url) as socket:
+        await socket.init(live.token())
+        raw = await asyncio.wait_for(socket.connection.recv(), 10)
+    assert json.loads(raw) == {"type": "ping"}
