@@ -13,7 +13,6 @@ from gateway.http.cors import cors_middleware
 from gateway.http.graphiql import GraphiQLDefaults, graphiql_static_mount
 from gateway.http.graphql_view import GatewayGraphQL
 from gateway.http.operation_gate import OperationGate
-from gateway.live.wiring import open_live
 from gateway.observability.dynamodb_failures import FailureLog
 from gateway.observability.health import healthz, readyz
 from gateway.observability.logs import AccessLog
@@ -24,6 +23,7 @@ from gateway.protection.budget_charge import BudgetCharge
 from gateway.protection.rate_limit import Budgets
 from gateway.resources import open_dynamo, settled_collector
 from gateway.settings import Settings
+from gateway.subscriptions.wiring import open_subscriptions
 from loaders.lock import LockClient
 from schema.clock import Clock, SystemClock
 from schema.cost_policy import GATEWAY_COST_POLICY
@@ -62,7 +62,7 @@ def create_app(
                 async with AsyncExitStack() as live:
                     if settings.subscriptions:
                         await live.enter_async_context(
-                            open_live(
+                            open_subscriptions(
                                 app,
                                 settings=settings,
                                 schema=schema,

@@ -46,11 +46,11 @@ from gateway.http.media_types import GRAPHQL_RESPONSE_JSON, JSON, negotiate, pre
 from gateway.http.operation_gate import OperationGate, TrustMode
 from gateway.http.persisted_queries import PersistedQueries
 from gateway.http.response_headers import protect, rate_limit_headers
-from gateway.live.connection import BoundedWebSocketAdapter, Connection
-from gateway.live.transport import LiveTransport
 from gateway.observability.logs import bind_request_id
 from gateway.protection.rate_limit import RateLimited, RateLimitUnavailable, start_charges
 from gateway.settings import Settings
+from gateway.subscriptions.connection import BoundedWebSocketAdapter, Connection
+from gateway.subscriptions.transport import LiveTransport
 from loaders.deadline import start_deadline
 from loaders.errors import GatewayError
 from schema.clock import Clock
@@ -78,8 +78,8 @@ class GatewayGraphQL(GraphQL[Context, None]):
 
     Only `render_graphql_ide` (the GraphiQL page) is strawberry's; everything else of a
     request is answered here, so that every status and error code is the contract's.
-    With `INSIGHT_SUBSCRIPTIONS` on, a WebSocket speaks graphql-transport-ws (and only it:
-    the legacy `graphql-ws` subprotocol is refused, 4406) through gateway/live/transport.py.
+    With `INSIGHT_SUBSCRIPTIONS` on, a WebSocket speaks graphql-transport-ws (only it: the
+    legacy `graphql-ws` subprotocol is refused, 4406), gateway/subscriptions/transport.py.
     """
 
     graphql_transport_ws_handler_class = LiveTransport  # type: ignore[assignment]

@@ -41,7 +41,7 @@ from schema.live.subscriber import Charge, LiveObserver, NoObserver, Send, Subsc
 from schema.principal import DASHBOARD, Principal
 from schema.user import User
 
-logger = logging.getLogger("gateway.live")
+logger = logging.getLogger("gateway.subscriptions")
 
 #: How long a woken group waits for more changes before its re-read.
 DEBOUNCE_SECONDS = 0.05

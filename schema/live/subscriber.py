@@ -13,7 +13,7 @@ from schema.principal import Principal
 if TYPE_CHECKING:
     from schema.live.hub import Group
 
-logger = logging.getLogger("gateway.live")
+logger = logging.getLogger("gateway.subscriptions")
 
 #: Charges `cost` points to the principal's budget: 0 when charged, else the seconds to
 #: wait before trying again (over budget, or the budgets' storage down and failing closed).

@@ -18,14 +18,14 @@ from websockets.exceptions import InvalidStatus
 from gateway.http.graphql_view import GatewayGraphQL
 from gateway.settings import Settings
 from schema.clock import FixedClock
-from tests.gateway.live.conftest import (
+from tests.gateway.subscriptions.conftest import (
     OTHER,
     SETTING_QUERY,
     USER,
     LiveGateway,
     live_gateway,
 )
-from tests.gateway.live.socket_client import open_socket
+from tests.gateway.subscriptions.socket_client import open_socket
 
 
 def view_of(live: LiveGateway) -> GatewayGraphQL:

@@ -14,14 +14,14 @@ from gateway.settings import Settings
 from loaders.tables import Table
 from schema.clock import FixedClock
 from tests.conftest import put_wire_items
-from tests.gateway.live.conftest import (
+from tests.gateway.subscriptions.conftest import (
     SETTING_QUERY,
     USER,
     LiveGateway,
     live_gateway,
     set_low_balance_alert,
 )
-from tests.gateway.live.socket_client import Socket, open_socket
+from tests.gateway.subscriptions.socket_client import Socket, open_socket
 from tests.schema.test_user_fields import payday_item
 
 

@@ -18,7 +18,7 @@ from loaders.dynamodb import FinishedCall
 from loaders.tables import Table
 from schema.clock import FixedClock
 from schema.principal import DASHBOARD, WRITER
-from tests.gateway.live.socket_client import serving
+from tests.gateway.subscriptions.socket_client import serving
 
 SECRET = "live-tests-secret-0123456789abcdef"
 USER = "u-1"

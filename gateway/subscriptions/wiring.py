@@ -39,7 +39,7 @@ def budget_charge(budgets: Budgets) -> Charge:
 
 
 @asynccontextmanager
-async def open_live(
+async def open_subscriptions(
     app: Starlette,
     *,
     settings: Settings,

@@ -14,7 +14,7 @@ from strawberry.http.exceptions import NonJsonMessageReceived, NonTextMessageRec
 
 from schema.principal import Principal
 
-logger = logging.getLogger("gateway.live")
+logger = logging.getLogger("gateway.subscriptions")
 
 #: The close code of a frame over the bound (RFC 6455: "Message Too Big").
 MESSAGE_TOO_BIG = 1009

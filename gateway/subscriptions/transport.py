@@ -39,14 +39,14 @@ from gateway.auth.tokens import TokenVerifier, Unauthenticated
 from gateway.http.graphql_request import Operation as RequestOperation
 from gateway.http.http_problem import BadRequest
 from gateway.http.operation_gate import OperationGate
-from gateway.live.connection import Connection
 from gateway.observability.subscription_metrics import SubscriptionMetrics
+from gateway.subscriptions.connection import Connection
 from loaders.errors import GatewayError
 from schema.clock import Clock
 from schema.context import Context
 from schema.live import LIVE_SESSION, LiveHub, LiveSession, Payload
 
-logger = logging.getLogger("gateway.live")
+logger = logging.getLogger("gateway.subscriptions")
 
 #: graphql-transport-ws close codes.
 BAD_REQUEST = 4400

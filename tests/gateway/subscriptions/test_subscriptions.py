@@ -7,13 +7,13 @@ from typing import Any
 
 from gateway.settings import Settings
 from loaders.tables import Table
-from tests.gateway.live.conftest import (
+from tests.gateway.subscriptions.conftest import (
     SETTING_QUERY,
     USER,
     LiveGateway,
     set_low_balance_alert,
 )
-from tests.gateway.live.socket_client import open_socket
+from tests.gateway.subscriptions.socket_client import open_socket
 
 
 async def test_a_write_straight_to_dynamodb_reaches_the_subscriber(
