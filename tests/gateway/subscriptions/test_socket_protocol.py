@@ -201,7 +201,7 @@ async def test_another_users_id_is_forbidden_before_any_read(live: LiveGateway) 
         refused = await socket.receive()
     assert refused["type"] == "error"
     assert [error["extensions"]["code"] for error in refused["payload"]] == ["FORBIDDEN"]
-    assert live.calls == []
+    assert live.reads() == []
     assert live.app.state.live.subscriptions == 0
 
 
