@@ -20,6 +20,7 @@ docs/subscriptions.md).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -45,6 +46,10 @@ logger = logging.getLogger("gateway.subscriptions")
 
 #: How long a woken group waits for more changes before its re-read.
 DEBOUNCE_SECONDS = 0.05
+#: A re-read that DynamoDB could not answer whole is tried again after this, doubling up
+#: to `RETRY_MAX_SECONDS`, until one succeeds (its partial answer is sent meanwhile).
+RETRY_SECONDS = 1.0
+RETRY_MAX_SECONDS = 30.0
 #: The tables whose changes make events (SPEC 7: not the captures, not the locks).
 _USER_TABLES = frozenset({Table.PAVE, Table.INCOME_DETECTION})
 
@@ -67,6 +72,13 @@ def user_of(change: Change) -> str | None:
 def read_scope(principal: Principal) -> str:
     """What a principal may read, as far as one user's answer can tell."""
     return DASHBOARD if DASHBOARD in principal.roles else "self"
+
+
+def _unavailable(payload: Payload) -> bool:
+    errors = payload.get("errors") or ()
+    return any(
+        (error.get("extensions") or {}).get("code") == "DYNAMODB_UNAVAILABLE" for error in errors
+    )
 
 
 def next_midnight(now: datetime) -> datetime:
@@ -93,6 +105,8 @@ class Group:
     initial: set[Subscriber] = field(default_factory=set)
     running: bool = False
     timer: asyncio.TimerHandle | None = None
+    #: The wait before the next retry of a re-read DynamoDB failed (0: none failed).
+    retry: float = 0.0
 
 
 class Events:
@@ -240,7 +254,11 @@ class LiveHub:
     def _wake(self, group: Group) -> None:
         if group.timer is None and not group.running:
             loop = asyncio.get_running_loop()
-            group.timer = loop.call_later(self._debounce, self._start, group)
+            # A fresh context: the re-read must not inherit the waker's (an HTTP request's
+            # call log and deadline, a socket operation's session).
+            group.timer = loop.call_later(
+                self._debounce, self._start, group, context=contextvars.Context()
+            )
 
     def _wake_all(self) -> None:
         for group in self._groups.values():
@@ -260,18 +278,38 @@ class LiveHub:
         task.add_done_callback(self._tasks.discard)
 
     async def _reread(self, group: Group, targets: set[Subscriber]) -> None:
+        failed = True
         try:
             payload = await self.execute(group.key, group.variables)
             self._observer.reread()
             for subscriber in targets & group.subscribers:
                 subscriber.offer(group.key.user_id, payload)
+            failed = _unavailable(payload)
         except Exception:
             logger.exception("re-read of user %s failed", group.key.user_id)
-            # Nothing was sent: the next change (or midnight, or a resync) tries again.
         finally:
             group.running = False
+            if failed and group.subscribers:
+                self._retry_later(group)
+            else:
+                group.retry = 0.0
             if group.subscribers and (group.dirty or group.initial):
                 self._wake(group)
+
+    def _retry_later(self, group: Group) -> None:
+        """DynamoDB did not answer the whole re-read: read again later for every subscriber,
+        so that the last answer sent is never one with a field DynamoDB failed."""
+        group.retry = min(RETRY_MAX_SECONDS, group.retry * 2 or RETRY_SECONDS)
+        logger.warning(
+            "re-read of user %s incomplete: again in %.0f s", group.key.user_id, group.retry
+        )
+
+        def again() -> None:
+            if group.subscribers and self._groups.get(group.key) is group:
+                group.dirty = True
+                self._wake(group)
+
+        asyncio.get_running_loop().call_later(group.retry, again, context=contextvars.Context())
 
     async def execute(self, key: GroupKey, variables: dict[str, Any] | None) -> Payload:
         """One user's answer to the group's document, read now, strongly consistent."""

@@ -3,6 +3,7 @@ machinery, strongly consistent; which changes wake which user."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -60,3 +61,54 @@ async def test_a_re_read_executes_the_document_for_one_user_strongly_consistent(
     [read] = calls
     assert read.operation == "batch_get_item"
     assert read.params["RequestItems"][dynamo.tables.balance_settings]["ConsistentRead"] is True
+
+
+class FlakyHub(LiveHub):
+    """Re-reads answered by a script: DynamoDB failing a field, then answering."""
+
+    def __init__(self, answers: list[dict[str, Any]], clock: FixedClock) -> None:
+        super().__init__(build_schema(), lambda principal: None, clock=clock, debounce=0.01)  # type: ignore[arg-type,return-value]
+        self.answers = answers
+        self.rereads = 0
+
+    async def execute(self, key: GroupKey, variables: dict[str, Any] | None) -> dict[str, Any]:
+        self.rereads += 1
+        return self.answers[min(self.rereads, len(self.answers)) - 1]
+
+
+async def test_a_re_read_dynamodb_failed_is_tried_again_until_whole(
+    clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("schema.live.hub.RETRY_SECONDS", 0.05)
+    failed = {
+        "data": {"viewerChanged": {"alert": None}},
+        "errors": [{"message": "unavailable", "extensions": {"code": "DYNAMODB_UNAVAILABLE"}}],
+    }
+    whole = {"data": {"viewerChanged": {"alert": {"alertSent": True}}}}
+    hub = FlakyHub([failed, failed, whole], clock)
+    sent: list[dict[str, Any]] = []
+
+    async def send(payload: dict[str, Any]) -> None:
+        sent.append(payload)
+
+    events = hub.subscribe(
+        principal=Principal("u-1"),
+        query="subscription { viewerChanged { alert { alertSent } } }",
+        operation_name=None,
+        variables=None,
+        user_ids=["u-1"],
+        initial=True,
+        cost=1,
+        send=send,
+    )
+    runner = asyncio.ensure_future(anext(events))
+    for _ in range(200):
+        if whole in sent:
+            break
+        await asyncio.sleep(0.01)
+    runner.cancel()
+    await asyncio.gather(runner, return_exceptions=True)
+    assert sent == [failed, whole]
+    assert hub.rereads == 3
+    assert hub.subscriptions == 0
+    await hub.close()
