@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 from typing import Any
 
@@ -15,6 +16,8 @@ from loaders.deadline import start_deadline
 from schema.clock import Clock
 from schema.context import Context, build_context
 from schema.live import LiveHub
+
+logger = logging.getLogger("gateway.subscriptions")
 
 #: A WebSocket must send `connection_init` this soon (else 4408).
 CONNECTION_INIT_WAIT = timedelta(seconds=10)
@@ -50,6 +53,9 @@ class SubscriptionSockets:
             # No subscriptions: refuse the handshake rather than hold a socket open.
             await websocket.close(code=1008)
             return
+        offered = websocket.scope.get("subprotocols") or []
+        if GRAPHQL_TRANSPORT_WS_PROTOCOL not in offered:
+            logger.info("WebSocket offering %s, not graphql-transport-ws: closing 4406", offered)
         run: Any = getattr(self, "run")  # noqa: B009 (strawberry's, on the view it mixes into)
         await run(websocket)
 
