@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -52,6 +53,15 @@ class LiveGateway:
 
     def reads(self) -> list[FinishedCall]:
         return [call for call in self.calls if call.operation in ("batch_get_item", "query")]
+
+    async def subscribed(self, count: int = 1) -> None:
+        """Wait until the hub holds `count` subscriptions (a subscribe is handled on the
+        server's own time: a change published before it is registered would be missed)."""
+        for _ in range(500):
+            if self.app.state.live.subscriptions >= count:
+                return
+            await asyncio.sleep(0.02)
+        raise AssertionError(f"{self.app.state.live.subscriptions} subscriptions, not {count}")
 
     async def publish(self, table: Table, partition_key: str) -> None:
         await self.feed.publish([Change(table, partition_key)])

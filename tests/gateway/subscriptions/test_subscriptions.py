@@ -22,6 +22,7 @@ async def test_a_write_straight_to_dynamodb_reaches_the_subscriber(
     async with open_socket(live.url) as socket:
         assert await socket.init(live.token()) == {"type": "connection_ack"}
         await socket.subscribe("1", SETTING_QUERY, {"ids": [USER]})
+        await live.subscribed()
         await set_low_balance_alert(dynamodb, settings, USER, "25")
         await live.publish(Table.BALANCE_SETTINGS, USER)
         message = await socket.receive()
