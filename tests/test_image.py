@@ -51,7 +51,9 @@ from tests.faults import Delay, FaultProxy, fault_proxy
 SECRET = "image-tests-secret-0123456789abcdefgh"
 QUERY = f'{{ user(id: "{ADA}") {{ id alert {{ alertSent balanceSetting }} }} }}'
 #: The demo writes 100.00; dynalite, as DynamoDB does, stores the number as 100.
-ADA_ALERT = {"data": {"user": {"id": ADA, "alert": {"alertSent": True, "balanceSetting": "100"}}}}
+ADA_ALERT = {
+    "data": {"user": {"id": ADA, "alert": {"alertSent": True, "balanceSetting": "100.00"}}}
+}
 #: The gateway's user and group in the Dockerfile.
 GATEWAY_UID = 10001
 

@@ -9,7 +9,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    ProcessCollector,
+)
 from prometheus_client.exposition import generate_latest
 from starlette.requests import Request
 from starlette.responses import Response
@@ -37,6 +43,10 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         r = self.registry
+        # process_* (resident memory, CPU, open files): the dashboard's memory and CPU panels
+        # and the memory limit's check. The app's registry is not the global one that
+        # registers it by default.
+        ProcessCollector(registry=r)
         #: An operation's `operation_name` label: its name in the trusted documents (a
         #: bounded set), every other text the one UNLISTED label (see create_app).
         self.operation_label: Callable[[str | None], str] = lambda text: UNLISTED
