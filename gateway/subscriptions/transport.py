@@ -177,7 +177,7 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
             await self.close(UNAUTHORIZED, "Unauthorized: subscribe before connection_ack")
             return
         operation_id = message["id"]
-        if not isinstance(operation_id, str) or not isinstance(message["payload"], dict):
+        if not isinstance(operation_id, str) or not _well_formed(message["payload"]):
             await self.close(BAD_REQUEST, "Invalid subscribe message")
             return
         if operation_id in self.operations:
@@ -255,6 +255,23 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
             self.operations.pop(operation.id, None)
         finally:
             context.reads.release()
+
+
+def _well_formed(payload: object) -> bool:
+    """A subscribe payload as graphql-transport-ws defines it (`documentId` beside `query`
+    for the trusted documents)."""
+    if not isinstance(payload, dict):
+        return False
+    kinds = {
+        "query": str,
+        "operationName": str,
+        "variables": dict,
+        "extensions": dict,
+        "documentId": str,
+    }
+    return all(
+        payload.get(name) is None or isinstance(payload[name], kind) for name, kind in kinds.items()
+    )
 
 
 def _error_message(operation_id: str, error: GatewayError) -> ErrorMessage:

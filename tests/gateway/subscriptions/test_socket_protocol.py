@@ -97,6 +97,16 @@ async def test_a_duplicate_id_closes_with_4409(live: LiveGateway) -> None:
         ({"type": "hello"}, 4400),
         ("not json", 4400),
         ({"id": "1", "type": "subscribe"}, 4400),
+        ({"id": "1", "type": "subscribe", "payload": {"query": 42}}, 4400),
+        (
+            {
+                "id": "1",
+                "type": "subscribe",
+                "payload": {"query": "{ viewer { id } }", "variables": []},
+            },
+            4400,
+        ),
+        ({"id": 1, "type": "subscribe", "payload": {"query": "{ viewer { id } }"}}, 4400),
         ({"type": "connection_init", "payload": "a string"}, 4400),
     ],
 )
