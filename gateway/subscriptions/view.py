@@ -27,8 +27,11 @@ KEEPALIVE_SECONDS = 15.0
 
 def socket_options(settings: Settings) -> dict[str, Any]:
     """strawberry's view arguments for the sockets: graphql-transport-ws only (the legacy
-    `graphql-ws` subprotocol is refused, 4406), its timeouts and bound."""
+    `graphql-ws` subprotocol is refused, 4406), its timeouts and bound, and the browser
+    origins that may open one: the same as CORS's (`INSIGHT_CORS_ORIGINS`; none, same-origin
+    pages only; clients that send no Origin, not browsers, always)."""
     return {
+        "allowed_origins": settings.cors_origins,
         "keep_alive_interval": KEEPALIVE_SECONDS,
         "subscription_protocols": (GRAPHQL_TRANSPORT_WS_PROTOCOL,),
         "connection_init_wait_timeout": CONNECTION_INIT_WAIT,

@@ -329,3 +329,14 @@ async def test_queries_over_the_socket_are_charged_to_the_budget(
         refused = await socket.receive()
     assert refused["payload"]["data"] is None
     assert refused["payload"]["errors"][0]["extensions"]["code"] == "RATE_LIMITED"
+
+
+async def test_browser_origins_are_those_cors_allows(settings: Settings, clock: FixedClock) -> None:
+    allowed = "https://dashboard.example"
+    async with live_gateway(settings, clock, cors_origins=(allowed,)) as live:
+        async with open_socket(live.url, headers={"Origin": allowed}) as socket:
+            assert await socket.init(live.token()) == {"type": "connection_ack"}
+        with pytest.raises(InvalidStatus) as refused:
+            async with open_socket(live.url, headers={"Origin": "https://elsewhere.example"}):
+                pass
+    assert refused.value.response.status_code == 403
