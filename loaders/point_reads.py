@@ -12,6 +12,7 @@ from aiodataloader import DataLoader
 from loaders.codec import Item, is_live
 from loaders.collections import Collected, Collections
 from loaders.dynamodb import Dynamo
+from loaders.expiry import Expiries
 from loaders.keys import ItemKey
 
 
@@ -22,7 +23,8 @@ class PointReadLoader(DataLoader[ItemKey, Item | None]):
     pages of 100 distinct keys, sent concurrently; a failed page fails only its own keys,
     and keys left unprocessed past the deadline only themselves.
     A key of a partition the request reads whole (`collections`) is answered from that
-    partition's Query instead. `consistent`: strongly consistent reads.
+    partition's Query instead. `consistent`: strongly consistent reads; `expiries`: note
+    the `ttl` of every live item read.
     """
 
     def __init__(
@@ -32,6 +34,7 @@ class PointReadLoader(DataLoader[ItemKey, Item | None]):
         collections: Collections | None = None,
         *,
         consistent: bool = False,
+        expiries: Expiries | None = None,
     ) -> None:
         self._futures: dict[ItemKey, asyncio.Future[Item | None]] = {}
         super().__init__(loop=asyncio.get_running_loop(), cache_map=self._futures)
@@ -39,6 +42,7 @@ class PointReadLoader(DataLoader[ItemKey, Item | None]):
         self._now = now
         self._collections = collections or Collections()
         self._consistent = consistent
+        self._expiries = expiries
 
     def load(self, key: ItemKey) -> asyncio.Future[Item | None]:
         cached = self._futures.get(key)
@@ -67,5 +71,8 @@ class PointReadLoader(DataLoader[ItemKey, Item | None]):
                     outcome[key] = answer.failed[key]
                 else:
                     item = answer.found.get(key)
-                    outcome[key] = item if item is not None and is_live(item, self._now) else None
+                    live = item is not None and is_live(item, self._now)
+                    outcome[key] = item if live else None
+                    if live and self._expiries is not None:
+                        self._expiries.note(item.get("ttl"))  # type: ignore[union-attr]
         return [outcome[key] for key in keys]

@@ -14,6 +14,7 @@ from aiodataloader import DataLoader
 from loaders.codec import Item, WireItem, from_wire, is_live
 from loaders.collections import Collected, Collections
 from loaders.dynamodb import Dynamo
+from loaders.expiry import Expiries
 from loaders.keys import QueryKey
 from loaders.tables import Table
 
@@ -24,7 +25,8 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
 
     `collect` reads a whole partition with one Query; every later query of that partition
     is answered from its items (filtered by prefix, ordered, limited) without a call.
-    `consistent`: strongly consistent Queries."""
+    `consistent`: strongly consistent Queries; `expiries`: note the `ttl` of every live
+    item read."""
 
     def __init__(
         self,
@@ -33,6 +35,7 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
         collections: Collections | None = None,
         *,
         consistent: bool = False,
+        expiries: Expiries | None = None,
     ) -> None:
         self._futures: dict[QueryKey, asyncio.Future[list[Item]]] = {}
         super().__init__(loop=asyncio.get_running_loop(), cache_map=self._futures)
@@ -41,6 +44,7 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
         self._now_seconds = Decimal(int(now.timestamp()))
         self._collections = collections or Collections()
         self._consistent = consistent
+        self._expiries = expiries
 
     def collect(self, table: Table, pk: str) -> None:
         """Read the partition `pk` of `table` whole (once per request), for this loader and
@@ -69,7 +73,10 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
         self._collections.clear()
 
     def _keep(self, item: Item) -> bool:
-        return is_live(item, self._now)
+        live = is_live(item, self._now)
+        if live and self._expiries is not None:
+            self._expiries.note(item.get("ttl"))
+        return live
 
     def _keep_wire(self, wire: WireItem) -> bool:
         ttl = wire.get("ttl")
@@ -77,7 +84,10 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
             return True
         if len(ttl) == 1 and "N" in ttl:
             # is_live's comparison, without decoding the item to read one Number.
-            return Decimal(ttl["N"]) > self._now_seconds
+            live = Decimal(ttl["N"]) > self._now_seconds
+            if live and self._expiries is not None:
+                self._expiries.note(ttl["N"])
+            return live
         return is_live(from_wire({"ttl": ttl}), self._now)
 
     async def batch_load_fn(  # type: ignore[override]

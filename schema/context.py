@@ -11,6 +11,7 @@ import strawberry
 from loaders.call_log import CallLog
 from loaders.collections import Collections
 from loaders.dynamodb import Dynamo
+from loaders.expiry import Expiries
 from loaders.lock import LockClient
 from loaders.point_reads import PointReadLoader
 from loaders.queries import QueryLoader
@@ -56,10 +57,13 @@ def build_context(
     see the write that woke it)."""
     now = clock.now()
     collections = Collections()
+    # A re-read is read again when the first item it read expires.
+    expiries = Expiries() if consistent else None
     reads = UserReads(
-        PointReadLoader(dynamo, now, collections, consistent=consistent),
-        QueryLoader(dynamo, now, collections, consistent=consistent),
+        PointReadLoader(dynamo, now, collections, consistent=consistent, expiries=expiries),
+        QueryLoader(dynamo, now, collections, consistent=consistent, expiries=expiries),
         now,
+        expiries,
     )
     return Context(
         dynamo=dynamo,

@@ -11,10 +11,9 @@ with one document are one group.
 Changes close together coalesce: a woken group waits `debounce` seconds, and never has
 more than one re-read in flight; a change during a re-read makes one more after it, so
 the last answer shows the latest committed state. Time alone changes some answers
-(`payday` only on its UTC day, the months of `savingsMonths`): every group is also
-re-read at each UTC midnight. Items reaching their TTL between changes are not
-scheduled: they disappear at the next change or midnight (documented in
-docs/subscriptions.md).
+(`payday` only on its UTC day, the months of `savingsMonths`, an item's TTL): every
+group is also re-read at each UTC midnight, and just after the first item its last
+re-read read expires.
 """
 
 from __future__ import annotations
@@ -107,6 +106,8 @@ class Group:
     timer: asyncio.TimerHandle | None = None
     #: The wait before the next retry of a re-read DynamoDB failed (0: none failed).
     retry: float = 0.0
+    #: Wakes the group when the first item its last re-read read expires (its TTL).
+    expiry: asyncio.TimerHandle | None = None
     #: The last answer read: an equal new one is replaced by it, so that each subscriber
     #: finds it unchanged by identity, and the deep comparison is made once per group.
     last: Payload | None = None
@@ -242,9 +243,10 @@ class LiveHub:
         subscriber.groups.clear()
 
     def _drop(self, group: Group) -> None:
-        if group.timer is not None:
-            group.timer.cancel()
-            group.timer = None
+        for timer in (group.timer, group.expiry):
+            if timer is not None:
+                timer.cancel()
+        group.timer = group.expiry = None
         self._groups.pop(group.key, None)
         same_user = self._by_user.get(group.key.user_id)
         if same_user is not None:
@@ -285,8 +287,9 @@ class LiveHub:
     async def _reread(self, group: Group, targets: set[Subscriber]) -> None:
         failed = True
         try:
-            payload = await self.execute(group.key, group.variables)
+            payload, expires_at = await self.execute(group.key, group.variables)
             self._observer.reread()
+            self._expire_at(group, expires_at)
             if payload == group.last:
                 payload = group.last
             group.last = payload
@@ -319,8 +322,32 @@ class LiveHub:
 
         asyncio.get_running_loop().call_later(group.retry, again, context=contextvars.Context())
 
-    async def execute(self, key: GroupKey, variables: dict[str, Any] | None) -> Payload:
-        """One user's answer to the group's document, read now, strongly consistent."""
+    def _expire_at(self, group: Group, expires_at: float | None) -> None:
+        """Read the group again just after the first item it read expires (before the next
+        midnight, which re-reads everything anyway)."""
+        if group.expiry is not None:
+            group.expiry.cancel()
+            group.expiry = None
+        now = self._clock.now()
+        if expires_at is None or expires_at > next_midnight(now).timestamp():
+            return
+        # An item is absent from its ttl second on (section 1): one second past it.
+        delay = max(1.0, expires_at - now.timestamp() + 1.0)
+
+        def expired() -> None:
+            group.expiry = None
+            if group.subscribers and self._groups.get(group.key) is group:
+                group.dirty = True
+                self._wake(group)
+
+        loop = asyncio.get_running_loop()
+        group.expiry = loop.call_later(delay, expired, context=contextvars.Context())
+
+    async def execute(
+        self, key: GroupKey, variables: dict[str, Any] | None
+    ) -> tuple[Payload, float | None]:
+        """One user's answer to the group's document, read now, strongly consistent, and
+        when the first item it read expires (epoch seconds; None: none has a TTL)."""
         roles = frozenset({DASHBOARD}) if key.scope == DASHBOARD else frozenset()
         context = self._new_context(Principal(sub=key.user_id, roles=roles))
         context.reread = True
@@ -333,12 +360,14 @@ class LiveHub:
                 operation_name=key.operation_name,
                 allowed_operation_types=(OperationType.SUBSCRIPTION,),
             )
+            expiries = context.reads.expiries
+            earliest = expiries.earliest if expiries is not None else None
         finally:
             context.reads.release()
         payload: Payload = {"data": result.data}
         if result.errors:
             payload["errors"] = [error.formatted for error in result.errors]
-        return payload
+        return payload, float(earliest) if earliest is not None else None
 
     # --- time -------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import AsyncExitStack
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -22,6 +22,7 @@ from tests.gateway.subscriptions.conftest import (
     set_low_balance_alert,
 )
 from tests.gateway.subscriptions.socket_client import Socket, open_socket
+from tests.schema.test_mutations import last_page_item
 from tests.schema.test_user_fields import payday_item
 
 
@@ -263,3 +264,21 @@ async def test_a_subscribe_over_budget_is_refused_with_rate_limited(
         assert refused["payload"]["errors"][0]["extensions"]["code"] == "RATE_LIMITED"
         assert await socket.receive() == {"id": "2", "type": "complete"}
         assert live.app.state.live.subscriptions == 1
+
+
+async def test_an_item_reaching_its_ttl_is_re_read_without_a_change(
+    live: LiveGateway, dynamodb: Any, settings: Settings
+) -> None:
+    expires = int(live.clock.now().timestamp()) + 2
+    await put_wire_items(dynamodb, settings.tables.pave, [last_page_item(4, ttl=expires)])
+    query = "subscription { viewerChanged(initial: true) { lastPages { page } } }"
+    async with open_socket(live.url) as socket:
+        await socket.init(live.token())
+        await socket.subscribe("1", query)
+        before = await socket.receive()
+        assert before["payload"]["data"] == {"viewerChanged": {"lastPages": [{"page": 4}]}}
+        # The hub asked to be woken one second past the TTL; the clock gets there first.
+        live.clock.advance(timedelta(seconds=5))
+        after = await socket.receive()
+    assert after["payload"]["data"] == {"viewerChanged": {"lastPages": []}}
+    assert len(live.reads()) == 2

@@ -56,7 +56,8 @@ async def test_a_re_read_executes_the_document_for_one_user_strongly_consistent(
     hub = LiveHub(build_schema(federation=federation), new_context, clock=clock)
     query = "subscription($ids: [ID!]!) { userChanged(ids: $ids) { id lowBalanceAlert } }"
     key = GroupKey(query, None, '{"ids": ["u-7"]}', "dashboard", "u-7")
-    payload = await hub.execute(key, {"ids": ["u-7"]})
+    payload, expires_at = await hub.execute(key, {"ids": ["u-7"]})
+    assert expires_at is None
     assert payload == {"data": {"userChanged": {"id": "u-7", "lowBalanceAlert": "12.50"}}}
     [read] = calls
     assert read.operation == "batch_get_item"
@@ -71,9 +72,11 @@ class FlakyHub(LiveHub):
         self.answers = answers
         self.rereads = 0
 
-    async def execute(self, key: GroupKey, variables: dict[str, Any] | None) -> dict[str, Any]:
+    async def execute(
+        self, key: GroupKey, variables: dict[str, Any] | None
+    ) -> tuple[dict[str, Any], float | None]:
         self.rereads += 1
-        return self.answers[min(self.rereads, len(self.answers)) - 1]
+        return self.answers[min(self.rereads, len(self.answers)) - 1], None
 
 
 async def test_a_re_read_dynamodb_failed_is_tried_again_until_whole(
