@@ -20,6 +20,11 @@ from typing import Any, Protocol
 
 from graphql import GraphQLError, GraphQLFormattedError
 from strawberry.http.exceptions import WebSocketDisconnected
+
+# The handler's hooks overridden here (handle_connection_init, handle_subscribe,
+# run_operation, the init timeout) and its private `_OperationStreamClosed` and
+# `_send_result_stream` are strawberry-graphql 0.341.2's (pinned in pyproject.toml); the
+# tests in tests/gateway/subscriptions/ hold each close code and message to them.
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
     BaseGraphQLTransportWSHandler,
     Operation,
