@@ -21,17 +21,12 @@ import asyncio
 import dataclasses
 import statistics
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
-from datetime import timedelta
+from collections.abc import Awaitable, Callable
 
-import httpx
 from graphql import parse
 from prometheus_client import CollectorRegistry
 
-from gateway.app import create_app
-from gateway.auth.tokens import mint_token
-from gateway.cli.demo import seed_demo
+from bench.seed import seed_users
 from gateway.cli.embedded import EmbeddedDynamoDB
 from gateway.observability.field_usage import FieldUsage, coordinates_of
 from gateway.resources import open_dynamo
@@ -39,31 +34,18 @@ from gateway.settings import Settings
 from loaders.tables import create_tables
 from schema.clock import SystemClock
 from schema.every_field import every_field
-from schema.principal import DASHBOARD
 from schema.root import build_schema
 from tests.faults import Delay, FaultProxy, fault_proxy
+from tests.gateway.http_client import app_client
 
 SECRET = "bench-ecosystem-secret-0123456789abcdef"
+#: The users the batches read, seeded with the benchmark's full users (bench/seed.py), so
+#: that each read returns the rows a real user has.
+BENCH_USERS = [f"bench-u{n:02}" for n in range(10)]
 
 
 def alert_of(user_id: str) -> str:
     return f'{{ user(id: "{user_id}") {{ id alert {{ alertSent }} payday {{ nextDate }} }} }}'
-
-
-@asynccontextmanager
-async def app_client(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
-    app = create_app(settings)
-    token = mint_token(SECRET, "bench", [DASHBOARD], timedelta(hours=1), SystemClock())
-    async with (
-        app.router.lifespan_context(app),
-        httpx.AsyncClient(
-            transport=httpx.ASGITransport(app),
-            base_url="http://gateway",
-            headers={"Authorization": f"Bearer {token}"},
-            timeout=60,
-        ) as client,
-    ):
-        yield client
 
 
 async def wall(call: Callable[[], Awaitable[object]], rounds: int) -> float:
@@ -77,9 +59,9 @@ async def wall(call: Callable[[], Awaitable[object]], rounds: int) -> float:
 
 async def batching(settings: Settings, proxy: FaultProxy, delay: float, rounds: int) -> None:
     print(f"batching: every DynamoDB answer delayed {delay * 1000:.0f} ms; medians of {rounds}")
-    async with app_client(settings) as client:
+    async with app_client(settings, SystemClock(), http_timeout=60) as client:
         for count in (3, 10):
-            users = [f"bench-u{n:02}" for n in range(count)]
+            users = BENCH_USERS[:count]
             batch = [{"query": alert_of(user)} for user in users]
 
             async def one_batch(batch: list[dict[str, str]] = batch) -> None:
@@ -141,7 +123,7 @@ async def main() -> None:
         )
         async with open_dynamo(settings) as dynamo:
             await create_tables(dynamo.client, settings.tables)
-            await seed_demo(dynamo, SystemClock().now(), settings)
+            await seed_users(dynamo, BENCH_USERS, SystemClock().now(), settings)
         async with fault_proxy(dynamodb.endpoint_url) as proxy:
             proxied = dataclasses.replace(settings, dynamodb_endpoint_url=proxy.endpoint_url)
             await batching(proxied, proxy, args.delay_ms / 1000, args.rounds)

@@ -14,6 +14,7 @@ from gateway.http.cors import cors_middleware
 from gateway.http.graphiql import GraphiQLDefaults, graphiql_redirect_route, graphiql_static_mount
 from gateway.http.graphql_view import GatewayGraphQL
 from gateway.http.operation_gate import OperationGate
+from gateway.live import open_live_data
 from gateway.observability.dynamodb_failures import FailureLog
 from gateway.observability.field_usage import FieldUsage
 from gateway.observability.health import healthz, readyz
@@ -61,24 +62,35 @@ def create_app(
             dynamo.abandon_observers.append(failures.observe_abandoned)
             # One lock client per process: one owner name, as a Go service has.
             app.state.locks = LockClient(dynamo)
-            try:
-                async with AsyncExitStack() as live:
-                    if settings.subscriptions:
-                        await live.enter_async_context(
-                            open_subscriptions(
-                                app,
-                                settings=settings,
-                                schema=schema,
-                                clock=clock,
-                                budgets=budgets,
-                                metrics=subscription_metrics,
-                            )
+            # Live data (SPEC section 7): the change feed, fed by the stream readers; stopped
+            # (and their leases released) before the DynamoDB client closes.
+            async with AsyncExitStack() as live_stack:
+                if settings.subscriptions or settings.cache:
+                    live = await live_stack.enter_async_context(
+                        open_live_data(
+                            settings, dynamo, metrics.registry, app.state.locks.owner_name
                         )
+                    )
+                    app.state.live_data = live
+                    app.state.change_feed = live.feed
+                if settings.subscriptions:
+                    # The hub on that feed: subscribers woken by its changes.
+                    await live_stack.enter_async_context(
+                        open_subscriptions(
+                            app,
+                            settings=settings,
+                            schema=schema,
+                            clock=clock,
+                            budgets=budgets,
+                            metrics=subscription_metrics,
+                        )
+                    )
+                try:
                     with settled_collector():
                         yield
-            finally:
-                # From here /readyz answers 503 while the client closes.
-                del app.state.dynamo
+                finally:
+                    # From here /readyz answers 503 while the client closes.
+                    del app.state.dynamo
         await tracing.shutdown()
 
     # Per-client protection (issue 12): budgets charged after the limits, before execution;

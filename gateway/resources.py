@@ -6,6 +6,7 @@ import gc
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from importlib.metadata import version
+from typing import cast
 
 import aioboto3
 from aiobotocore.config import AioConfig
@@ -13,6 +14,7 @@ from aiobotocore.session import AioSession
 
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
+from loaders.streams import StreamsApi
 from loaders.wire_parser import FastResponseParserFactory
 
 
@@ -99,3 +101,25 @@ async def open_dynamo(settings: Settings) -> AsyncIterator[Dynamo]:
             max_concurrency=settings.max_pool_connections,
             unprocessed_deadline=settings.dynamodb_unprocessed_deadline_seconds,
         )
+
+
+@asynccontextmanager
+async def open_streams(settings: Settings) -> AsyncIterator[StreamsApi]:
+    """Open the process's DynamoDB Streams client, on the DynamoDB client's endpoint, region
+    and credentials (the same default chain), once, in the lifespan. Few attempts: the
+    stream readers back off and retry themselves."""
+    config = AioConfig(
+        max_pool_connections=16,
+        user_agent=USER_AGENT,
+        retries={"mode": "standard", "total_max_attempts": 2},
+        connect_timeout=settings.dynamodb_connect_timeout_seconds,
+        read_timeout=settings.dynamodb_read_timeout_seconds,
+        connector_args={"keepalive_timeout": KEEPALIVE_SECONDS},
+    )
+    async with aioboto3.Session().client(
+        "dynamodbstreams",
+        endpoint_url=settings.dynamodb_endpoint_url,
+        region_name=settings.region,
+        config=config,
+    ) as client:
+        yield cast("StreamsApi", client)

@@ -5,11 +5,8 @@ distributions, and the uv that the Makefile and the Dockerfile install. (`uv loc
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import tomllib
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,7 +14,8 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.lock_export import ROOT, exported_versions
+
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 LOCK = tomllib.loads((ROOT / "uv.lock").read_text())
 
@@ -67,19 +65,7 @@ def test_the_venv_holds_exactly_the_locked_dev_set() -> None:
     # What `make` syncs (the dev extra), as uv exports it from the lock for any platform, each
     # line with its environment marker: every package this one needs is installed at its
     # locked version.
-    uv = Path(sys.executable).with_name("uv")
-    assert uv.exists(), "uv is not in the venv: run make"
-    exported = subprocess.run(
-        [str(uv), "export", "--frozen", "--extra", "dev", "--no-hashes", "--no-emit-project",
-         "--format", "requirements-txt"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60, check=True,
-    ).stdout  # fmt: skip
-    wanted = {}
-    for line in exported.splitlines():
-        if line.strip() and not line.lstrip().startswith("#"):
-            requirement = Requirement(line)
-            if requirement.marker is None or requirement.marker.evaluate():
-                wanted[canonicalize_name(requirement.name)] = str(requirement.specifier)[2:]
+    wanted = exported_versions("--extra", "dev")
     assert {"graphql-core", "strawberry-graphql", "moto", "opentelemetry-sdk"} <= set(wanted)
     installed = {canonicalize_name(d.metadata["Name"]): d.version for d in metadata.distributions()}
     assert {name: installed.get(name) for name in wanted} == wanted

@@ -7,15 +7,13 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
-from gateway.cli.embedded import free_port
 from tests.dockerfile import Stage, global_arguments, read_stages
+from tests.processes import free_port, stop, wait_until_answered
 
 ROOT = Path(__file__).resolve().parents[1]
 STAGES = read_stages(ROOT / "Dockerfile")
@@ -182,29 +180,23 @@ def served(image_environment: dict[str, str]) -> Iterator[subprocess.Popen[bytes
         try:
             yield process
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=5)
+            stop(process)
 
 
 def test_the_exact_cmd_serves_healthz_and_the_healthcheck_follows_it(
     served: subprocess.Popen[bytes], image_environment: dict[str, str]
 ) -> None:
     url = f"http://127.0.0.1:{image_environment['UVICORN_PORT']}/healthz"
-    deadline = time.monotonic() + 30
-    response: httpx.Response | None = None
-    while response is None and time.monotonic() < deadline:
-        if served.poll() is not None:
-            assert served.stderr is not None
-            pytest.fail(f"the CMD exited with {served.returncode}: {served.stderr.read().decode()}")
-        try:
-            response = httpx.get(url, timeout=1)
-        except httpx.TransportError:
-            time.sleep(0.1)
-    assert response is not None, "the CMD did not answer /healthz within 30 seconds"
+    assert served.stderr is not None
+    stderr = served.stderr
+
+    def exited_with() -> str:  # a live process' pipe has no end to read to
+        return stderr.read().decode() if served.poll() is not None else ""
+
+    # The first answer, whatever it is: it must be the 200.
+    response = wait_until_answered(
+        url, served, seconds=30, output=exited_with, ready=lambda _: True
+    )
     assert response.status_code == 200
     assert "server" not in response.headers
 

@@ -11,7 +11,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from tests.gateway.cli.test_serve import clean_env, serve
+from tests.gateway.cli.serving import clean_env, serve
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "getting-started.md"

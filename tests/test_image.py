@@ -11,20 +11,16 @@ import asyncio
 import json
 import os
 import subprocess
-import sys
 import tomllib
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import httpx
 import pytest
-from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from gateway.auth.tokens import mint_token
 from gateway.cli.demo import ADA, seed_demo
-from gateway.cli.embedded import free_port
 from gateway.http.graphiql import ASSETS_PATH
 from gateway.http.graphiql_assets import ASSETS, integrity_of
 from gateway.settings import Settings
@@ -47,6 +43,8 @@ from tests.container import (
 )
 from tests.dynalite_server import DynaliteServer
 from tests.faults import Delay, FaultProxy, fault_proxy
+from tests.lock_export import exported_versions
+from tests.processes import free_port
 
 SECRET = "image-tests-secret-0123456789abcdefgh"
 QUERY = f'{{ user(id: "{ADA}") {{ id alert {{ alertSent balanceSetting }} }} }}'
@@ -84,7 +82,7 @@ async def seeded_tables(dynalite: DynaliteServer) -> TableNames:
     gateway reads them with its own clock)."""
     names = unique_table_names()
     async with open_test_client(dynalite.endpoint_url) as client:
-        await create_tables(client, names, ttl=False)
+        await create_tables(client, names, ttl=False, streams=False)
         settings = Settings(dynamodb_endpoint_url=dynalite.endpoint_url, tables=names)
         await seed_demo(Dynamo(client, names, max_concurrency=16), datetime.now(UTC), settings)
     return names
@@ -265,18 +263,7 @@ def test_the_runtime_has_no_pip_no_compiler_and_no_node() -> None:
 def test_the_image_holds_exactly_the_locked_runtime_packages() -> None:
     """The lock's runtime packages with the otel extra (as the Dockerfile exports them), each
     at its locked version, and nothing else but the gateway itself."""
-    uv = Path(sys.executable).with_name("uv")
-    exported = subprocess.run(
-        [str(uv), "export", "--frozen", "--no-dev", "--no-emit-project", "--extra", "otel",
-         "--no-hashes", "--format", "requirements-txt"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60, check=True,
-    ).stdout  # fmt: skip
-    locked = {}
-    for line in exported.splitlines():
-        if line.strip() and not line.lstrip().startswith("#"):
-            requirement = Requirement(line)
-            if requirement.marker is None or requirement.marker.evaluate():
-                locked[canonicalize_name(requirement.name)] = str(requirement.specifier)[2:]
+    locked = exported_versions("--no-dev", "--extra", "otel")
     probe = (
         "import importlib.metadata, json;"
         "print(json.dumps({d.metadata['Name']: d.version"

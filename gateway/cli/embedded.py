@@ -4,16 +4,8 @@ from __future__ import annotations
 
 import logging
 import os
-import socket
 
 from moto.server import ThreadedMotoServer
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 class EmbeddedDynamoDB:

@@ -13,7 +13,7 @@ from starlette.applications import Starlette
 from gateway.observability.subscription_metrics import SubscriptionMetrics
 from gateway.protection.rate_limit import Budgets
 from gateway.settings import Settings
-from loaders.changes import ChangeFeed, MemoryChangeFeed
+from loaders.changes import ChangeFeed
 from loaders.deadline import start_deadline
 from loaders.errors import GatewayError
 from schema.clock import Clock
@@ -62,9 +62,8 @@ async def open_subscriptions(
             consistent=True,
         )
 
-    # The stream readers' lifespan sets app.state.change_feed; until then, the in-process feed.
-    feed: ChangeFeed = getattr(app.state, "change_feed", None) or MemoryChangeFeed()
-    app.state.change_feed = feed
+    # Opened before, by the live data's lifespan (gateway/live): the stream readers' feed.
+    feed: ChangeFeed = app.state.change_feed
     hub = LiveHub(
         schema, reread_context, clock=clock, charge=budget_charge(budgets), observer=metrics
     )

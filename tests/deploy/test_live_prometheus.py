@@ -13,11 +13,8 @@ import asyncio
 import dataclasses
 import json
 import re
-import socket
-import subprocess
-import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -39,12 +36,13 @@ from tests.deploy.prometheus_rule import RULES
 from tests.deploy.tools import require
 from tests.faults import Throttle, Unprocess, fault_proxy
 from tests.live_server import serve_in_thread
+from tests.processes import free_port
+from tests.prometheus_server import PrometheusServer
 
 ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = ROOT / "deploy" / "kubernetes" / "base" / "trusted-documents.json"
 JOB = "insight-gateway"
 SECRET = "live-prometheus-secret-0123456789abcdef"
-STARTUP_SECONDS = 20.0
 #: Rounds of traffic, a second apart, so that every rate() sees several scrapes.
 ROUNDS = 6
 #: Metrics of 0.3.0's live data and cache, written by other changes: the rules
@@ -99,58 +97,6 @@ MUTATION = (
     "mutation Page { recordLastPage(input: "
     f'{{userId: "{ADA}", paveRequestId: "live-1", page: 2}}) {{ page }} }}'
 )
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@contextmanager
-def prometheus(workdir: Path, targets: list[str]) -> Iterator[str]:
-    """Debian's prometheus scraping `targets` every second with the rules loaded; its URL."""
-    binary = require("prometheus", "Debian's prometheus package; .ci/run installs it")
-    port = free_port()
-    config = {
-        "global": {"scrape_interval": "1s", "scrape_timeout": "1s", "evaluation_interval": "1s"},
-        "rule_files": [str(RULES)],
-        "scrape_configs": [{"job_name": JOB, "static_configs": [{"targets": targets}]}],
-    }
-    (workdir / "prometheus.yml").write_text(yaml.safe_dump(config))
-    args = [
-        binary,
-        f"--config.file={workdir / 'prometheus.yml'}",
-        f"--storage.tsdb.path={workdir / 'data'}",
-        f"--web.listen-address=127.0.0.1:{port}",
-        "--log.level=warn",
-    ]
-    log = workdir / "prometheus.log"
-    with log.open("wb") as output:
-        process = subprocess.Popen(args, stdout=output, stderr=output)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"prometheus exited: {log.read_text()[-2000:]}")
-            try:
-                if httpx.get(url + "/-/ready", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"prometheus was not ready: {log.read_text()[-2000:]}")
-            time.sleep(0.1)
-        yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 @asynccontextmanager
@@ -229,7 +175,7 @@ def seeded(settings: Settings) -> Settings:
 
 
 async def test_every_rule_alert_and_panel_evaluates_on_prometheus_scraping_the_gateway(
-    seeded: Settings, dynamo: Dynamo, clock: FixedClock, tmp_path: Path
+    seeded: Settings, dynamo: Dynamo, clock: FixedClock
 ) -> None:
     require("prometheus", "Debian's prometheus package; .ci/run installs it")
     await seed_demo(dynamo, clock.now(), seeded)
@@ -253,8 +199,8 @@ async def test_every_rule_alert_and_panel_evaluates_on_prometheus_scraping_the_g
         ):
             targets = [url.removeprefix("http://") for url in (enforcing_url, default_url)]
             down = f"127.0.0.1:{free_port()}"
-            with prometheus(tmp_path, [*targets, down]) as url:
-                async with httpx.AsyncClient(base_url=url, timeout=10) as prom:
+            with PrometheusServer([*targets, down], job=JOB, rules=[RULES]) as prometheus:
+                async with httpx.AsyncClient(base_url=prometheus.url, timeout=10) as prom:
                     for _ in range(ROUNDS):
                         await drive(enforcing_url, default_url, clock, proxy)
                         await asyncio.sleep(1)

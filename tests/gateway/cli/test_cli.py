@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from gateway.cli.demo import DEMO_USERS
-from gateway.cli.embedded import free_port
 from gateway.cli.main import main, schema_sdl
 from loaders.tables import Table, TableNames
+from tests.processes import free_port
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient

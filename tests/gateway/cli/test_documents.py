@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from gateway.cli.embedded import free_port
 from gateway.cli.main import main
 from gateway.protection.trusted_documents import TrustedDocuments
 from gateway.settings import Settings
@@ -17,6 +16,7 @@ from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.root import build_schema
 from tests.gateway.http_client import END_USER, gateway_client, tokens
+from tests.processes import free_port
 
 VIEWER = """\
 query Viewer {

@@ -5,16 +5,9 @@ checkout's development secret."""
 
 from __future__ import annotations
 
-import os
-import re
 import shutil
 import socket
 import subprocess
-import sys
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -24,66 +17,9 @@ import pytest
 
 from gateway.auth.dev_secret import DEV_SECRET_FILE, load_or_create_dev_secret
 from gateway.auth.tokens import mint_token
-from gateway.cli.embedded import free_port
 from gateway.cli.examples import FRONTEND_QUERY
 from schema.clock import SystemClock
-
-SCRIPT = Path(sys.executable).parent / "insight-gateway"
-EXPORT = re.compile(r"^export ([A-Z_]+)=(\S+)$", re.M)
-
-
-@dataclass(frozen=True, slots=True)
-class Served:
-    url: str
-    printed: str
-    tokens: dict[str, str]
-
-
-def clean_env(**more: str) -> dict[str, str]:
-    """The environment of a newcomer's shell: no INSIGHT_* variable."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("INSIGHT_")}
-    return {**env, **more}
-
-
-@contextmanager
-def serve(checkout: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[Served]:
-    """`insight-gateway serve ARGS --port P` run in `checkout`, until it answers /healthz."""
-    port = free_port()
-    out, err = checkout / f"stdout-{port}.txt", checkout / f"stderr-{port}.txt"
-    with (
-        out.open("w") as stdout,
-        err.open("w") as stderr,
-        subprocess.Popen(
-            [SCRIPT, "serve", *args, "--port", str(port)],
-            cwd=checkout,
-            stdout=stdout,
-            stderr=stderr,
-            env=env or clean_env(),
-        ) as process,
-    ):
-        try:
-            url = f"http://127.0.0.1:{port}"
-            deadline = time.monotonic() + 60
-            while True:
-                if process.poll() is not None:
-                    pytest.fail(f"serve exited {process.returncode}:\n{err.read_text()}")
-                if time.monotonic() > deadline:
-                    pytest.fail(f"serve did not answer /healthz in 60 s:\n{err.read_text()}")
-                try:
-                    if httpx.get(url + "/healthz", timeout=1).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                time.sleep(0.1)
-            printed = out.read_text()
-            yield Served(url, printed, dict(EXPORT.findall(printed)))
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=5)
+from tests.gateway.cli.serving import SCRIPT, Served, clean_env, serve
 
 
 def graphql(

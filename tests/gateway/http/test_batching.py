@@ -6,24 +6,21 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import timedelta
 from typing import Any
 
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from gateway.app import create_app
-from gateway.auth.tokens import mint_token
 from gateway.cli.demo import ADA, BOB, CY, seed_demo
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.principal import DASHBOARD, WRITER
-from tests.faults import Delay, FaultProxy, fault_proxy
-from tests.redis_server import RedisServer
+from tests.faults import Delay, FaultProxy
+from tests.gateway.http_client import app_client
 
 SECRET = "batching-tests-secret-0123456789abcdef"
 #: Long enough that a second BatchGetItem sent after the first one's answer would show as a
@@ -33,12 +30,6 @@ DELAY = Delay(0.2)
 
 def alert_of(user_id: str) -> str:
     return f'{{ user(id: "{user_id}") {{ id alert {{ alertSent }} }} }}'
-
-
-@pytest.fixture
-async def proxy(endpoint_url: str) -> AsyncIterator[FaultProxy]:
-    async with fault_proxy(endpoint_url) as proxy:
-        yield proxy
 
 
 @asynccontextmanager
@@ -58,26 +49,9 @@ async def serving(
         request_deadline_seconds=60.0,
         **overrides,
     )
-    app = create_app(configured, clock=clock)
-    token = mint_token(SECRET, "dash-1", list(roles), timedelta(hours=1), clock)
-    async with (
-        app.router.lifespan_context(app),
-        httpx.AsyncClient(
-            transport=httpx.ASGITransport(app),
-            base_url="http://gateway",
-            headers={"Authorization": f"Bearer {token}", "X-Insight-Cost": "1"},
-            timeout=60,
-        ) as client,
-    ):
+    cost = {"X-Insight-Cost": "1"}
+    async with app_client(configured, clock, roles=roles, headers=cost, http_timeout=60) as client:
         yield client
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer()
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.mark.parametrize("budgets", ["memory", "redis"])

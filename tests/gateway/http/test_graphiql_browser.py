@@ -5,23 +5,17 @@ come from the gateway itself."""
 from __future__ import annotations
 
 import json
-import os
-import re
 import shutil
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import httpx
 import pytest
 
 from gateway.cli.demo import ADA
-from gateway.cli.embedded import free_port
 from gateway.http.graphiql_assets import assets_present
+from tests.gateway.cli.serving import serve
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -55,51 +49,16 @@ class Embedded:
 
 @pytest.fixture(scope="module")
 def embedded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedded]:
-    """`insight-gateway serve --embedded`, as `make serve` runs it, on a free port."""
+    """`insight-gateway serve --embedded`, as `make serve` runs it, on a free port, in a
+    checkout of its own (its development secret is the test's, not the working tree's)."""
     if not assets_present():
         pytest.fail("GraphiQL's assets are missing: run `make graphiql-assets`")
-    port = free_port()
-    output = tmp_path_factory.mktemp("serve") / "stdout.txt"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("INSIGHT_")}
-    script = Path(sys.executable).parent / "insight-gateway"
-    with (
-        output.open("w") as stdout,
-        subprocess.Popen(
-            [script, "serve", "--embedded", "--port", str(port)],
-            stdout=stdout,
-            stderr=subprocess.STDOUT,
-            env=env,
-        ) as process,
-    ):
-        try:
-            url = f"http://127.0.0.1:{port}"
-            _wait_until_healthy(url, process, output)
-            printed = output.read_text()
-            assert f"GraphiQL: {url}/graphql" in printed
-            token = re.search(r"^export DASHBOARD_TOKEN=(\S+)$", printed, re.M)
-            assert token is not None, printed
-            yield Embedded(url=url, token=token.group(1))
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=5)
-
-
-def _wait_until_healthy(url: str, process: subprocess.Popen[bytes], output: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"serve --embedded exited with {process.returncode}:\n{output.read_text()}")
-        try:
-            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    pytest.fail(f"serve --embedded did not answer /healthz within 60 s:\n{output.read_text()}")
+    checkout = tmp_path_factory.mktemp("serve")
+    (checkout / "pyproject.toml").write_text("")
+    with serve(checkout, "--embedded") as served:
+        assert f"GraphiQL: {served.url}/graphql" in served.printed
+        assert "DASHBOARD_TOKEN" in served.tokens, served.printed
+        yield Embedded(url=served.url, token=served.tokens["DASHBOARD_TOKEN"])
 
 
 def test_graphiql_opens_on_the_demo_query_and_a_typed_query_shows_the_demo_users_data(

@@ -7,18 +7,11 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import httpx
-import pytest
 
 from gateway.app import create_app
 from gateway.settings import Settings
 from schema.clock import FixedClock
-from tests.faults import Delay, FaultProxy, Throttle, fault_proxy
-
-
-@pytest.fixture
-async def proxy(endpoint_url: str) -> AsyncIterator[FaultProxy]:
-    async with fault_proxy(endpoint_url) as proxy:
-        yield proxy
+from tests.faults import Delay, FaultProxy, Throttle
 
 
 @asynccontextmanager

@@ -95,10 +95,15 @@ def live_settings(settings: Settings, **overrides: Any) -> Settings:
 
 @asynccontextmanager
 async def live_gateway(
-    settings: Settings, clock: FixedClock, **overrides: Any
+    settings: Settings, clock: FixedClock, *, streams: bool = False, **overrides: Any
 ) -> AsyncIterator[LiveGateway]:
+    """The gateway served with subscriptions on. Without `streams`, its stream readers are
+    stopped once it has started, so that only the changes a test publishes reach the hub
+    (and its DynamoDB calls are the subscriptions' own)."""
     app = create_app(live_settings(settings, **overrides), clock=clock)
     calls: list[FinishedCall] = []
     async with serving(app) as url:
+        if not streams and (live_data := getattr(app.state, "live_data", None)) is not None:
+            await live_data.coordinator.stop()
         app.state.dynamo.observers.append(calls.append)
         yield LiveGateway(url, app, clock, calls)
