@@ -7,10 +7,11 @@ fanned out to many identical subscriptions.
   over moto's server); its RSS (/proc VmRSS) with one warm socket, then with N idle
   `userChanged` subscriptions open over N/per-socket sockets; printed per subscription,
   sockets included (target: at most 50 KiB).
-- Fan-out: the gateway in this process (the change feed is the in-process one until the
-  stream readers publish into it), N identical subscriptions of one user, one write and its
-  change: the time until every subscriber has its event, the re-reads and the DynamoDB
-  reads it took (target: one re-read per change per distinct document).
+- Fan-out: the gateway in this process (its `memory://` change feed), N identical
+  subscriptions of one user, one write and its change published at once (the stream
+  readers' copy of it comes a second later and finds the answer unchanged): the time until
+  every subscriber has its event, the re-reads and the DynamoDB reads it took (target: one
+  re-read per change per distinct document).
 Bounded: fixed counts, every wait with a timeout, every server on loopback and stopped.
 """
 
