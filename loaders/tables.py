@@ -110,7 +110,9 @@ async def _create_table(
         described = await client.describe_table(TableName=name)
         found = [dict(key) for key in described["Table"]["KeySchema"]]
         if found != schema:
-            raise ValueError(f"table {name} exists with the key schema {found}, not {schema}")
+            raise ValueError(
+                f"table {name} exists with the key schema {found}, not {schema}"
+            ) from error
     waiter = client.get_waiter("table_exists")
     await waiter.wait(TableName=name, WaiterConfig={"Delay": 0.05, "MaxAttempts": 200})  # type: ignore[typeddict-item]
     if ttl and table in TTL_TABLES:
