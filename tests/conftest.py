@@ -17,6 +17,7 @@ from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
 from schema.clock import FixedClock
+from tests.redis_server import RedisServer
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -136,3 +137,12 @@ async def put_wire_items(
     """Write items in DynamoDB's wire form exactly as given (the contract's bytes)."""
     for item in items:
         await dynamodb.put_item(TableName=table_name, Item=item)
+
+
+@pytest.fixture(scope="module")
+def redis_server() -> Iterator[RedisServer]:
+    """Debian's redis-server, one per test module."""
+    server = RedisServer()
+    server.start()
+    yield server
+    server.stop()

@@ -21,9 +21,9 @@ from loaders.rows.income import IncomeRow
 from loaders.tables import Table
 from schema.clock import SystemClock
 from schema.principal import DASHBOARD
-from tests.gateway.live.test_replicas import Replica, redis_server, replicas, until
+from tests.gateway.live.test_replicas import Replica, replicas, until
 
-__all__ = ["redis_server", "replicas"]
+__all__ = ["replicas"]
 
 SECRET = "cache-replicas-secret-0123456789abcdef"
 INCOME = '{ user(id: "u-1") { income { amount } } }'

@@ -74,14 +74,6 @@ class Replica:
         self._log.close()
 
 
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer()
-    server.start()
-    yield server
-    server.stop()
-
-
 @pytest.fixture
 def replicas(
     endpoint_url: str, tables: TableNames, redis_server: RedisServer, tmp_path: Path

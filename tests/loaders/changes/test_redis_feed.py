@@ -19,14 +19,6 @@ from tests.loaders.changes.test_memory_feed import Recorder
 from tests.redis_server import RedisServer
 
 
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer()
-    server.start()
-    yield server
-    server.stop()
-
-
 @pytest.fixture
 def redis(redis_server: RedisServer) -> Iterator[RedisServer]:
     yield redis_server
