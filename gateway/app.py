@@ -7,7 +7,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
 
 from gateway.cache import open_cache
 from gateway.http.batch import BatchStart
@@ -22,11 +22,13 @@ from gateway.observability.field_usage import FieldUsage
 from gateway.observability.health import healthz, readyz
 from gateway.observability.logs import AccessLog
 from gateway.observability.metrics import HttpMetrics, Metrics
+from gateway.observability.subscription_metrics import SubscriptionMetrics
 from gateway.observability.tracing import tracing_from_settings
 from gateway.protection.budget_charge import BudgetCharge
 from gateway.protection.rate_limit import Budgets
 from gateway.resources import open_dynamo, settled_collector
 from gateway.settings import Settings
+from gateway.subscriptions.wiring import open_subscriptions
 from loaders.lock import LockClient
 from schema.clock import Clock, SystemClock
 from schema.cost_policy import GATEWAY_COST_POLICY
@@ -50,6 +52,7 @@ def create_app(
     tracing = tracing_from_settings(settings)
     metrics = Metrics()
     CacheMetrics(metrics.registry, lambda: getattr(app.state, "cache", None))
+    subscription_metrics = SubscriptionMetrics(metrics.registry)
     field_usage = FieldUsage(metrics.registry, settings.field_usage_max_clients)
     failures = FailureLog()
 
@@ -76,6 +79,18 @@ def create_app(
                 if settings.cache:
                     # The cache listens to the feed whether or not subscriptions are served.
                     await live_stack.enter_async_context(open_cache(app, settings))
+                if settings.subscriptions:
+                    # The hub on that feed: subscribers woken by its changes.
+                    await live_stack.enter_async_context(
+                        open_subscriptions(
+                            app,
+                            settings=settings,
+                            schema=schema,
+                            clock=clock,
+                            budgets=budgets,
+                            metrics=subscription_metrics,
+                        )
+                    )
                 try:
                     with settled_collector():
                         yield
@@ -119,6 +134,8 @@ def create_app(
         routes=[
             # Every method reaches the view, which answers the wrong ones with a GraphQL 405.
             Route("/graphql", graphql),
+            # The subscriptions' socket (refused when INSIGHT_SUBSCRIPTIONS is off).
+            WebSocketRoute("/graphql", graphql),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
             Route("/metrics", metrics.endpoint, methods=["GET"]),
@@ -136,6 +153,7 @@ def create_app(
     )
     app.state.settings = settings
     app.state.metrics = metrics
+    app.state.subscription_metrics = subscription_metrics
     app.state.field_usage = field_usage
     tracing.install(app)
     return app

@@ -11,11 +11,15 @@ from typing import cast
 import aioboto3
 from aiobotocore.config import AioConfig
 from aiobotocore.session import AioSession
+from starlette.datastructures import State
 
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.streams import StreamsApi
 from loaders.wire_parser import FastResponseParserFactory
+from schema.clock import Clock
+from schema.context import Context, build_context
+from schema.principal import Principal
 
 
 def dynamodb_session() -> aioboto3.Session:
@@ -123,3 +127,28 @@ async def open_streams(settings: Settings) -> AsyncIterator[StreamsApi]:
         config=config,
     ) as client:
         yield cast("StreamsApi", client)
+
+
+def app_context(
+    state: State,
+    *,
+    principal: Principal,
+    clock: Clock,
+    request_id: str,
+    cost_requested: bool = False,
+    consistent: bool = False,
+) -> Context:
+    """A request's Context over what the lifespan opened (`app.state`): the DynamoDB client,
+    the lock client, the coherent cache and the publisher of the request's own writes (the
+    last three only where the settings turn them on)."""
+    return build_context(
+        dynamo=state.dynamo,
+        principal=principal,
+        clock=clock,
+        request_id=request_id,
+        cost_requested=cost_requested,
+        locks=getattr(state, "locks", None),
+        consistent=consistent,
+        cache=getattr(state, "cache", None),
+        changes=getattr(state, "write_publisher", None),
+    )

@@ -13,6 +13,7 @@ from loaders.cache import CacheReader, Miss
 from loaders.codec import Item, is_live
 from loaders.collections import Collected, Collections
 from loaders.dynamodb import Dynamo
+from loaders.expiry import Expiries
 from loaders.keys import ItemKey
 
 
@@ -23,8 +24,9 @@ class PointReadLoader(DataLoader[ItemKey, Item | None]):
     pages of 100 distinct keys, sent concurrently; a failed page fails only its own keys,
     and keys left unprocessed past the deadline only themselves.
     A key of a partition the request reads whole (`collections`) is answered from that
-    partition's Query instead. `consistent`: strongly consistent reads. With the coherent
-    cache (`cache`), a key it holds is answered at once, and every key read is stored.
+    partition's Query instead. `consistent`: strongly consistent reads; `expiries`: note
+    the `ttl` of every live item read. With the coherent cache (`cache`), a key it holds is
+    answered at once, and every key read is stored.
     """
 
     def __init__(
@@ -35,6 +37,7 @@ class PointReadLoader(DataLoader[ItemKey, Item | None]):
         *,
         consistent: bool = False,
         cache: CacheReader | None = None,
+        expiries: Expiries | None = None,
     ) -> None:
         self._futures: dict[ItemKey, asyncio.Future[Item | None]] = {}
         super().__init__(loop=asyncio.get_running_loop(), cache_map=self._futures)
@@ -43,6 +46,7 @@ class PointReadLoader(DataLoader[ItemKey, Item | None]):
         self._collections = collections or Collections()
         self._consistent = consistent
         self._coherent = cache
+        self._expiries = expiries
 
     def load(self, key: ItemKey) -> asyncio.Future[Item | None]:
         cached = self._futures.get(key)
@@ -82,6 +86,8 @@ class PointReadLoader(DataLoader[ItemKey, Item | None]):
                     item = answer.found.get(key)
                     live = item if item is not None and is_live(item, self._now) else None
                     outcome[key] = read[key] = live
+                    if live is not None and self._expiries is not None:
+                        self._expiries.note(live.get("ttl"))
         if self._coherent is not None:
             self._coherent.store_points(version, read)
         return [outcome[key] for key in keys]

@@ -15,6 +15,7 @@ from loaders.cache import CacheReader, Miss
 from loaders.codec import Item, WireItem, from_wire, is_live
 from loaders.collections import Collected, Collections
 from loaders.dynamodb import Dynamo
+from loaders.expiry import Expiries
 from loaders.keys import QueryKey
 from loaders.tables import Table
 
@@ -25,8 +26,9 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
 
     `collect` reads a whole partition with one Query; every later query of that partition
     is answered from its items (filtered by prefix, ordered, limited) without a call.
-    `consistent`: strongly consistent Queries. With the coherent cache (`cache`), a Query
-    (or a partition read whole) it holds is answered at once, and every one read is stored."""
+    `consistent`: strongly consistent Queries; `expiries`: note the `ttl` of every live
+    item read. With the coherent cache (`cache`), a Query (or a partition read whole) it
+    holds is answered at once, and every one read is stored."""
 
     def __init__(
         self,
@@ -36,6 +38,7 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
         *,
         consistent: bool = False,
         cache: CacheReader | None = None,
+        expiries: Expiries | None = None,
     ) -> None:
         self._futures: dict[QueryKey, asyncio.Future[list[Item]]] = {}
         super().__init__(loop=asyncio.get_running_loop(), cache_map=self._futures)
@@ -45,6 +48,7 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
         self._collections = collections or Collections()
         self._consistent = consistent
         self._coherent = cache
+        self._expiries = expiries
 
     def collect(self, table: Table, pk: str) -> None:
         """Read the partition `pk` of `table` whole (once per request), for this loader and
@@ -87,7 +91,10 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
         self._collections.clear()
 
     def _keep(self, item: Item) -> bool:
-        return is_live(item, self._now)
+        live = is_live(item, self._now)
+        if live and self._expiries is not None:
+            self._expiries.note(item.get("ttl"))
+        return live
 
     def _keep_wire(self, wire: WireItem) -> bool:
         ttl = wire.get("ttl")
@@ -95,7 +102,10 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
             return True
         if len(ttl) == 1 and "N" in ttl:
             # is_live's comparison, without decoding the item to read one Number.
-            return Decimal(ttl["N"]) > self._now_seconds
+            live = Decimal(ttl["N"]) > self._now_seconds
+            if live and self._expiries is not None:
+                self._expiries.note(ttl["N"])
+            return live
         return is_live(from_wire({"ttl": ttl}), self._now)
 
     async def batch_load_fn(  # type: ignore[override]

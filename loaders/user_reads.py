@@ -11,6 +11,7 @@ from functools import partial
 from loaders import keys
 from loaders.cache.items import row_of
 from loaders.codec import Item, from_wire, months_back, to_wire
+from loaders.expiry import Expiries
 from loaders.keys import ItemKey
 from loaders.point_reads import PointReadLoader
 from loaders.queries import QueryLoader
@@ -38,10 +39,18 @@ _LAST_MINE: Callable[[Item], datetime | None] = partial(fields.instant, name="la
 class UserReads:
     """Per request: `now` is fixed at the request's start so every rule agrees on it."""
 
-    def __init__(self, points: PointReadLoader, queries: QueryLoader, now: datetime) -> None:
+    def __init__(
+        self,
+        points: PointReadLoader,
+        queries: QueryLoader,
+        now: datetime,
+        expiries: Expiries | None = None,
+    ) -> None:
         self.points = points
         self.queries = queries
         self.now = now
+        #: The earliest `ttl` of what was read, when the loaders note it (a re-read).
+        self.expiries = expiries
 
     def collect_user_partition(self, user_id: str) -> None:
         """Read the user's `USERS#<id>` partition with one Query, which then answers every

@@ -25,6 +25,7 @@ from graphql import (
     FieldNode,
     FragmentDefinitionNode,
     FragmentSpreadNode,
+    GraphQLResolveInfo,
     InlineFragmentNode,
     SelectionSetNode,
     ValueNode,
@@ -145,11 +146,16 @@ def reads_partition_whole(fields: Iterable[UserField], variables: Mapping[str, A
 def plan_user_reads(info: Info, user_ids: Iterable[str]) -> None:
     """Prime the request's loaders for the users the current root field returns: when the
     selection makes the collection cheaper, each user's partition is read whole."""
-    raw = info._raw_info
+    plan_reads(info._raw_info, user_ids)
+
+
+def plan_reads(raw: GraphQLResolveInfo[Any], user_ids: Iterable[str]) -> None:
+    """`plan_user_reads` for graphql-core's own resolve info (a subscription's re-read,
+    whose root field graphql-core resolves without strawberry's Info)."""
     fields = root_user_fields(raw.field_nodes, raw.fragments)
     # strawberry's executor gives the coerced dict; graphql-core's own, a container of it.
     given: Any = raw.variable_values
     variables: Mapping[str, Any] = getattr(given, "coerced", given)
     if reads_partition_whole(fields, variables):
         for user_id in dict.fromkeys(user_ids):
-            info.context.reads.collect_user_partition(user_id)
+            raw.context.reads.collect_user_partition(user_id)

@@ -12,6 +12,7 @@ from loaders.cache import CacheReader, CoherentCache, WritePublisher
 from loaders.call_log import CallLog
 from loaders.collections import Collections
 from loaders.dynamodb import Dynamo
+from loaders.expiry import Expiries
 from loaders.lock import LockClient
 from loaders.point_reads import PointReadLoader
 from loaders.queries import QueryLoader
@@ -38,6 +39,9 @@ class Context:
     locks: LockClient | None = None
     #: Where the request's own writes go once made (the cache, the change feed).
     changes: WritePublisher = field(default_factory=WritePublisher)
+    #: A subscription's re-read (schema.live): one read answers many subscribers, each
+    #: charged to its own budget by the hub, so the operation itself charges no one.
+    reread: bool = False
 
 
 def build_context(
@@ -61,10 +65,17 @@ def build_context(
     collections = Collections()
     calls = CallLog(cached_reads=None if cache is None else 0)
     reader = None if cache is None else CacheReader(cache, now, calls, consistent=consistent)
+    # A re-read is read again when the first item it read expires.
+    expiries = Expiries() if consistent else None
     reads = UserReads(
-        PointReadLoader(dynamo, now, collections, consistent=consistent, cache=reader),
-        QueryLoader(dynamo, now, collections, consistent=consistent, cache=reader),
+        PointReadLoader(
+            dynamo, now, collections, consistent=consistent, cache=reader, expiries=expiries
+        ),
+        QueryLoader(
+            dynamo, now, collections, consistent=consistent, cache=reader, expiries=expiries
+        ),
         now,
+        expiries,
     )
     return Context(
         dynamo=dynamo,

@@ -112,6 +112,10 @@ def _placements(schema: GraphQLSchema, policy: CostPolicy) -> Iterator[Placement
     for type_name, named in sorted(schema.type_map.items()):
         if type_name.startswith("_"):
             continue  # introspection and federation's own types (_Service, _Entity, _Any)
+        if named is schema.subscription_type:
+            # An event is one User whatever `ids` holds (no list for @listSize to size), and
+            # the gateway charges each re-read to its subscriber (docs/subscriptions.md).
+            continue
         if isinstance(named, GraphQLObjectType):
             for field_name, field in named.fields.items():
                 if field_name.startswith("_"):

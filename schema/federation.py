@@ -33,6 +33,7 @@ from schema.arguments import check_user_id
 from schema.context import Info
 from schema.permissions import require_reader
 from schema.query import Query
+from schema.subscription import Subscription
 from schema.user import User
 
 #: Only `@key` is used, which every Federation 2 router understands from v2.0 on.
@@ -69,10 +70,20 @@ def _as_entity(field_type: StrawberryType | type) -> StrawberryType | type:
 @cache
 def subgraph_query() -> type:
     """The gateway's `Query`, same fields, resolvers and descriptions, returning the entity."""
-    definition = get_object_definition(Query, strict=True)
+    return _with_entities(Query)
+
+
+@cache
+def subgraph_subscription() -> type:
+    """The gateway's `Subscription`, returning the entity (as `subgraph_query`)."""
+    return _with_entities(Subscription)
+
+
+def _with_entities(root: type) -> type:
+    definition = get_object_definition(root, strict=True)
     fields: list[StrawberryField] = []
     for field in definition.fields:
         entity_field = copy.copy(field)
         entity_field.type = _as_entity(field.type)
         fields.append(entity_field)
-    return create_type("Query", fields, description=definition.description)
+    return create_type(definition.name, fields, description=definition.description)

@@ -17,10 +17,11 @@ from schema.errors import GatewayErrors
 from schema.execution.executor import CompiledExecutionContext
 from schema.extensions.cost_report import CostReport
 from schema.extensions.document_cache import CachedParsing, CachedValidation
-from schema.federation import FEDERATION_VERSION, subgraph_query
+from schema.federation import FEDERATION_VERSION, subgraph_query, subgraph_subscription
 from schema.mutation import Mutation
 from schema.query import Query
 from schema.scalars import SCALAR_OVERRIDES
+from schema.subscription import Subscription, install_reread_resolvers
 
 
 class GatewaySchema(strawberry.Schema):
@@ -66,11 +67,13 @@ def build_schema(
     schema = schema_class(
         query=subgraph_query() if federation else Query,
         mutation=Mutation,
+        subscription=subgraph_subscription() if federation else Subscription,
         extensions=[CostReport, CachedParsing, *extensions, CachedValidation, GatewayErrors],
         scalar_overrides=SCALAR_OVERRIDES,
         config=StrawberryConfig(auto_camel_case=True),
         execution_context_class=CompiledExecutionContext if compiled_execution else None,
     )
+    install_reread_resolvers(schema._schema)
     if federation:
         # The cost model as `@cost`/`@listSize` for routers (schema/cost_directives.py).
         add_cost_directives(schema, GATEWAY_COST_POLICY)

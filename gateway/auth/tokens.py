@@ -82,14 +82,25 @@ class TokenVerifier:
 
     def verify_authorization(self, authorization: str | None) -> Principal:
         """Verify an `Authorization` header value (`Bearer <JWT>`)."""
+        return self.verify_session(authorization)[0]
+
+    def verify_session(self, authorization: str | None) -> tuple[Principal, float]:
+        """`verify_authorization`, and the instant (epoch seconds) from which the token is
+        refused: its `exp` plus the leeway. A WebSocket closes then (4401)."""
         if authorization is None or not authorization.strip():
             raise Unauthenticated("A bearer token is required: send 'Authorization: Bearer <JWT>'")
         scheme, _, token = authorization.strip().partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise Unauthenticated("The Authorization header must be 'Bearer <JWT>'")
-        return self.verify(token.strip())
+        claims = self._verified_claims(token.strip())
+        principal = Principal(sub=claims["sub"], roles=_roles(claims))
+        return principal, float(claims["exp"]) + self.leeway_seconds
 
     def verify(self, token: str) -> Principal:
+        claims = self._verified_claims(token)
+        return Principal(sub=claims["sub"], roles=_roles(claims))
+
+    def _verified_claims(self, token: str) -> dict[str, Any]:
         if len(token) > MAX_TOKEN_CHARS:
             raise Unauthenticated(f"The bearer token is longer than {MAX_TOKEN_CHARS} characters")
         header = _read_header(token)
@@ -115,7 +126,7 @@ class TokenVerifier:
                 "The bearer token is not a well-formed JWT", cause=error
             ) from error
         self._check_claims(decoded.claims)
-        return Principal(sub=decoded.claims["sub"], roles=_roles(decoded.claims))
+        return decoded.claims
 
     def _key_for(self, alg: str, kid: Any) -> Key:
         if alg == HS256:

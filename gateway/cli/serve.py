@@ -143,9 +143,11 @@ def _serve(args: argparse.Namespace, settings: Settings, sock: socket.socket) ->
             settings,
             dynamodb_endpoint_url=embedded.endpoint_url,
             auth_hs256_secret=secret,
-            # The embedded gateway is for exploring: GraphiQL and introspection are always on.
+            # The embedded gateway is for exploring: GraphiQL, introspection and the
+            # subscriptions are always on.
             graphiql=True,
             introspection=True,
+            subscriptions=True,
         )
         count = asyncio.run(_prepare_embedded(settings))
         print(f"Embedded DynamoDB at {embedded.endpoint_url}: five tables, {count} demo items")
@@ -167,6 +169,8 @@ def _serve(args: argparse.Namespace, settings: Settings, sock: socket.socket) ->
             log_config=log_config(settings.log_format),
             access_log=False,
             timeout_graceful_shutdown=math.ceil(settings.shutdown_grace_seconds),
+            # A WebSocket frame over the body bound is refused (1009) before it is buffered.
+            ws_max_size=settings.max_body_bytes,
         )
         server = uvicorn.Server(config)
         server.run(sockets=[sock])

@@ -181,7 +181,54 @@ _PAGE = """\
           return;
         }}
         const url = new URL(config.graphqlPath || window.location.pathname, window.location.href);
-        const fetcher = GraphiQL.createFetcher({{ url: url.toString() }});
+        const http = GraphiQL.createFetcher({{ url: url.toString() }});
+        const socketUrl = new URL(url.toString());
+        socketUrl.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+        // Subscriptions go over a WebSocket (graphql-transport-ws, the pinned graphql-ws
+        // client), one per subscription, with the Headers editor's token as its
+        // connection_init payload; everything else over HTTP.
+        function isSubscription(params, options) {{
+          const document = options && options.documentAST;
+          if (!document) return /^\\s*subscription\\b/.test(params.query || "");
+          const operations = document.definitions.filter((d) => d.kind === "OperationDefinition");
+          const chosen = operations.find(
+            (d) => !params.operationName || (d.name && d.name.value === params.operationName),
+          );
+          return Boolean(chosen) && chosen.operation === "subscription";
+        }}
+        function asError(error) {{
+          if (Array.isArray(error) || error instanceof Error) return error;
+          if (error && typeof error.code === "number") {{
+            return new Error("WebSocket closed with " + error.code + ": " + (error.reason || ""));
+          }}
+          return new Error(String(error));
+        }}
+        function fetcher(params, options) {{
+          if (typeof graphqlWs === "undefined" || !isSubscription(params, options)) {{
+            return http(params, options);
+          }}
+          const headers = (options && options.headers) || {{}};
+          return {{
+            subscribe(observer) {{
+              const client = graphqlWs.createClient({{
+                url: socketUrl.toString(),
+                connectionParams: headers,
+                retryAttempts: 0,
+              }});
+              const dispose = client.subscribe(params, {{
+                next: (value) => observer.next(value),
+                error: (error) => observer.error(asError(error)),
+                complete: () => observer.complete(),
+              }});
+              return {{
+                unsubscribe() {{
+                  dispose();
+                  client.dispose();
+                }},
+              }};
+            }},
+          }};
+        }}
         ReactDOM.createRoot(root).render(
           React.createElement(GraphiQL, {{
             fetcher: fetcher,

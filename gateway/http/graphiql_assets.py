@@ -28,6 +28,8 @@ PACKAGES: dict[str, str] = {
     "graphiql": "3.8.3",
     "react": "18.3.1",
     "react-dom": "18.3.1",
+    # The graphql-transport-ws client of the subscriptions (its UMD build: `graphqlWs`).
+    "graphql-ws": "6.4.2",
 }
 
 ASSETS_DIR = Path(__file__).parent.parent / "static" / "graphiql"
@@ -70,6 +72,12 @@ ASSETS: tuple[Asset, ...] = (
         "graphiql.min.js",
         "graphiql.min.js",
         "sha384-HbRVEFG0JGJZeAHCJ9Xm2+tpknBQ7QZmNlO/DgZtkZ0aJSypT96YYGRNod99l9Ie",
+    ),
+    Asset(
+        "graphql-ws",
+        "umd/graphql-ws.min.js",
+        "graphql-ws.min.js",
+        "sha384-mxvR4Mzbsb6QVx/9xI2gtQikQA6m8zMDBFnu3l//4/ROsWt7y2sUGWd+/tYQqDm7",
     ),
     Asset(
         "graphiql",

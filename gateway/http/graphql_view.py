@@ -35,6 +35,7 @@ from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOpe
 from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 
+from gateway import subscriptions as sockets
 from gateway.auth.tokens import TokenVerifier, Unauthenticated
 from gateway.http.batch import OperationKinds, run_in_order
 from gateway.http.graphiql import GraphiQLDefaults
@@ -55,11 +56,12 @@ from gateway.http.response_headers import protect, rate_limit_headers
 from gateway.observability.field_usage import bind_client
 from gateway.observability.logs import bind_request_id
 from gateway.protection.rate_limit import RateLimited, RateLimitUnavailable, start_charges
+from gateway.resources import app_context
 from gateway.settings import Settings
 from loaders.deadline import start_deadline
 from loaders.errors import GatewayError
 from schema.clock import Clock
-from schema.context import Context, build_context
+from schema.context import Context
 from schema.errors import INTERNAL_MESSAGE
 from schema.principal import Principal
 
@@ -72,7 +74,7 @@ _REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 COST_HEADER = "x-insight-cost"
 
 
-class GatewayGraphQL(GraphQL[Context, None]):
+class GatewayGraphQL(sockets.SubscriptionSockets, GraphQL[Context, None]):  # type: ignore[misc]
     """strawberry's ASGI view with the gateway's own HTTP handling.
 
     Only `render_graphql_ide` (the GraphiQL page) is strawberry's; everything else of a
@@ -96,6 +98,7 @@ class GatewayGraphQL(GraphQL[Context, None]):
             schema,
             graphql_ide="graphiql" if settings.graphiql else None,
             allow_queries_via_get=True,
+            **sockets.socket_options(settings),
         )
         self.settings = settings
         self.clock = clock
@@ -115,8 +118,7 @@ class GatewayGraphQL(GraphQL[Context, None]):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
-            # No subscriptions: refuse the handshake rather than hold a socket open.
-            await WebSocket(scope, receive=receive, send=send).close(code=1008)
+            await self.serve_websocket(WebSocket(scope, receive=receive, send=send))
             return
         request = Request(scope, receive=receive)
         request_id = request_id_of(request)
@@ -218,19 +220,18 @@ class GatewayGraphQL(GraphQL[Context, None]):
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
         """The request's Context, for the principal `authenticate` put on `request.state`."""
+        if isinstance(request, WebSocket):  # a socket's operations get theirs in the transport
+            return sockets.Connection.of(request, request_id_of(request))  # type: ignore[return-value]
         principal: Principal = request.state.principal
         # Set here, in the request's own task: every DynamoDB call the request makes, in
         # whatever DataLoader batch, inherits it.
         start_deadline(self.settings.request_deadline_seconds)
-        return build_context(
-            dynamo=request.app.state.dynamo,
+        return app_context(
+            request.app.state,
             principal=principal,
             clock=self.clock,
             request_id=getattr(request.state, "request_id", None) or request_id_of(request),
             cost_requested=request.headers.get(COST_HEADER, "").strip() == "1",
-            locks=getattr(request.app.state, "locks", None),
-            cache=getattr(request.app.state, "cache", None),
-            changes=getattr(request.app.state, "write_publisher", None),
         )
 
     def authenticate(self, request: Request) -> Principal:
@@ -330,6 +331,8 @@ class GatewayGraphQL(GraphQL[Context, None]):
                 raise HttpProblem(
                     405, BadRequest("Mutations are only accepted over POST"), {"Allow": "POST"}
                 ) from error
+            if error.operation_type == OperationType.SUBSCRIPTION:
+                raise HttpProblem(400, BadRequest(sockets.NOT_OVER_WEBSOCKET)) from error
             raise HttpProblem(
                 400, BadRequest(f"{error.operation_type.value} operations are not supported")
             ) from error

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 
 from graphql import ExecutionResult, GraphQLError
 from strawberry.extensions import SchemaExtension
+from strawberry.types.graphql import OperationType
 
 from gateway.protection.rate_limit import Budgets, record_charge
 from loaders.errors import GatewayError
@@ -35,16 +36,28 @@ class BudgetCharge(SchemaExtension):
         context = self.execution_context
         principal = getattr(context.context, "principal", None)
         document = context.graphql_document
-        if isinstance(principal, Principal) and document is not None and context.result is None:
+        reread = getattr(context.context, "reread", False)
+        if (
+            isinstance(principal, Principal)
+            and document is not None
+            and context.result is None
+            and not reread
+        ):
             cost = max(1, self.cost.of(context, document))
+            refusal: GatewayError | None = None
             try:
                 charge = await self.budgets.charge(principal, cost)
             except GatewayError as error:  # the storage is down and the gateway fails closed
-                context.result = _refused(error)
+                refusal = error
             else:
                 record_charge(charge)
                 if not charge.allowed:
-                    context.result = _refused(charge.refusal())
+                    refusal = charge.refusal()
+            if refusal is not None:
+                if context.operation_type is OperationType.SUBSCRIPTION:
+                    # strawberry starts a subscription whatever the result: refuse it here.
+                    raise refusal
+                context.result = _refused(refusal)
         yield
 
 

@@ -37,8 +37,10 @@ def test_schema_prints_its_entry_points_first_then_the_same_types() -> None:
 
     # The schema definition, then the root types, each with its description.
     heads = [line for line in printed.splitlines() if re.match(r"(schema|type|input|enum)\b", line)]
-    assert heads[:3] == ["schema {", "type Query {", "type Mutation {"]
-    assert printed.startswith("schema {\n  query: Query\n  mutation: Mutation\n}\n\n")
+    assert heads[:4] == ["schema {", "type Query {", "type Mutation {", "type Subscription {"]
+    assert printed.startswith(
+        "schema {\n  query: Query\n  mutation: Mutation\n  subscription: Subscription\n}\n\n"
+    )
     # Nothing but the order changed: the same definitions, byte for byte, the same schema.
     assert sorted(printed.strip().split("\n\n")[1:]) == sorted(built.as_str().strip().split("\n\n"))
     assert print_schema(lexicographic_sort_schema(build_ast_schema(parse(printed)))) == (

@@ -190,3 +190,63 @@ def test_a_link_to_a_query_opens_graphiql_on_it_through_the_root(
     assert landed.startswith(embedded.url + "/graphql?")
     assert opened == query
     assert result == {"data": {"user": {"id": ADA, "lowBalanceAlert": "100.00"}}}
+
+
+def test_graphiql_runs_a_subscription_over_the_gateways_own_websocket(
+    embedded: Embedded, tmp_path: Path
+) -> None:
+    from playwright.sync_api import Route, WebSocket, sync_playwright
+
+    elsewhere: list[str] = []
+    sockets: list[str] = []
+
+    def only_the_gateway(route: Route) -> None:
+        url = route.request.url
+        if url.startswith(embedded.url + "/") or url.startswith("data:"):
+            route.continue_()
+        else:
+            elsewhere.append(url)
+            route.abort()
+
+    def opened(socket: WebSocket) -> None:
+        sockets.append(socket.url)
+
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path / "profile"),
+            executable_path=CHROMIUM,
+            headless=True,
+            args=CHROMIUM_FLAGS,
+            viewport={"width": 1280, "height": 800},
+        )
+        try:
+            context.route("**/*", only_the_gateway)
+            page = context.new_page()
+            page.on("websocket", opened)
+            page.goto(embedded.url + "/graphql", wait_until="load")
+            page.wait_for_selector(QUERY_EDITOR, timeout=20_000)
+            page.click(QUERY_EDITOR)
+            page.keyboard.press("Control+A")
+            page.keyboard.press("Delete")
+            query = (
+                f'subscription {{ userChanged(ids: ["{ADA}"], initial: true) {{ id '
+                "lowBalanceAlert } }"
+            )
+            page.keyboard.type(query, delay=5)
+            page.keyboard.press("Escape")
+            page.wait_for_timeout(500)
+            page.click(".graphiql-execute-button")
+            page.wait_for_function(
+                "() => document.querySelector('.result-window').innerText.includes('100.00')",
+                timeout=20_000,
+            )
+            result = json.loads(_editor_value(page, RESULT))
+        finally:
+            ARTIFACTS.mkdir(exist_ok=True)
+            for open_page in context.pages:
+                open_page.screenshot(path=str(ARTIFACTS / "graphiql-subscription.png"))
+            context.close()
+
+    assert result == {"data": {"userChanged": {"id": ADA, "lowBalanceAlert": "100.00"}}}
+    assert sockets == [embedded.url.replace("http://", "ws://") + "/graphql"]
+    assert elsewhere == []

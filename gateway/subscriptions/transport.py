@@ -1,0 +1,286 @@
+"""The graphql-transport-ws protocol on /graphql: strawberry's handler, with the gateway's
+authentication, trusted documents, a fresh Context per operation, keepalive pings, and the
+token's expiry.
+
+Close codes (the protocol's, as the npm `graphql-ws` library reads them):
+4400 a message that is not the protocol's (unknown type, bad JSON, no id), 4401 no valid
+token at `connection_init`, a `subscribe` before the acknowledgement, or the token expired;
+4408 no `connection_init` in time; 4409 a second operation under an id in use; 4429 a
+second `connection_init`; 1009 a frame over the size bound. Each is logged.
+Beyond `INSIGHT_SUBSCRIPTIONS_MAX_PER_CONNECTION` operations at once, a `subscribe` gets an
+`error` message (as strawberry does) and the socket stays open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any, Protocol
+
+from graphql import GraphQLError, GraphQLFormattedError
+from strawberry.http.exceptions import WebSocketDisconnected
+
+# The handler's hooks overridden here (handle_connection_init, handle_subscribe,
+# run_operation, the init timeout) and its private `_OperationStreamClosed` and
+# `_send_result_stream` are strawberry-graphql 0.341.2's (pinned in pyproject.toml); the
+# tests in tests/gateway/subscriptions/ hold each close code and message to them.
+from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
+    BaseGraphQLTransportWSHandler,
+    Operation,
+    _OperationStreamClosed,
+)
+from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
+    CompleteMessage,
+    ConnectionInitMessage,
+    ErrorMessage,
+    NextMessage,
+    NextMessagePayload,
+    SubscribeMessage,
+)
+from strawberry.utils.aio import aclosing
+
+from gateway.auth.tokens import TokenVerifier, Unauthenticated
+from gateway.http.graphql_request import Operation as RequestOperation
+from gateway.http.http_problem import BadRequest
+from gateway.http.operation_gate import OperationGate
+from gateway.observability.subscription_metrics import SubscriptionMetrics
+from gateway.subscriptions.connection import Connection
+from loaders.errors import GatewayError
+from schema.clock import Clock
+from schema.context import Context
+from schema.live import LIVE_SESSION, LiveHub, LiveSession, Payload
+
+logger = logging.getLogger("gateway.subscriptions")
+
+#: graphql-transport-ws close codes.
+BAD_REQUEST = 4400
+UNAUTHORIZED = 4401
+#: A close reason is at most 123 bytes.
+_REASON_CHARS = 100
+
+
+class LiveView(Protocol):
+    """What the handler uses of the GraphQL view (gateway/http/graphql_view.py)."""
+
+    clock: Clock
+    verifier: TokenVerifier
+    gate: OperationGate
+    keep_alive_interval: float | None
+
+    def operation_context(self, connection: Connection) -> Context: ...
+
+    def live_hub(self, connection: Connection) -> LiveHub: ...
+
+
+class LiveOperation(Operation[Connection, None]):
+    """strawberry's operation, with what the trusted documents look at."""
+
+    __slots__ = ("document_id", "extensions")
+
+    def __init__(
+        self,
+        handler: LiveTransport,
+        message: SubscribeMessage,
+    ) -> None:
+        payload: dict[str, Any] = dict(message["payload"])
+        super().__init__(
+            handler,
+            message["id"],
+            payload.get("query") or "",
+            payload.get("variables"),
+            payload.get("operationName"),
+        )
+        self.extensions: dict[str, Any] | None = payload.get("extensions")
+        self.document_id: str | None = payload.get("documentId")
+
+
+class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
+    view: Any
+    context: Connection
+
+    async def handle(self) -> None:
+        self._timers: list[asyncio.Task[None]] = []
+        tasks = [asyncio.create_task(self._keep_alive())]
+        metrics: SubscriptionMetrics | None = getattr(
+            self.context.websocket.app.state, "subscription_metrics", None
+        )
+        if metrics is not None:
+            metrics.connections.inc()
+        try:
+            await super().handle()
+        finally:
+            if metrics is not None:
+                metrics.connections.dec()
+            tasks.extend(self._timers)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _keep_alive(self) -> None:
+        view: LiveView = self.view
+        interval = view.keep_alive_interval
+        if not interval:
+            return
+        with contextlib.suppress(WebSocketDisconnected, RuntimeError):
+            while True:
+                await asyncio.sleep(interval)
+                if self.connection_acknowledged:
+                    await self.send_message({"type": "ping"})
+
+    async def close(self, code: int, reason: str) -> None:
+        logger.info("closing a WebSocket (%s): %d %s", self.context.peer, code, reason)
+        with contextlib.suppress(RuntimeError, WebSocketDisconnected):
+            await self.websocket.close(code=code, reason=reason[:_REASON_CHARS])
+
+    async def handle_connection_init_timeout(self) -> None:
+        await asyncio.sleep(self.connection_init_wait_timeout.total_seconds())
+        if not self.connection_init_received:
+            self.connection_timed_out = True
+            await self.close(4408, "Connection initialisation timeout")
+
+    async def handle_invalid_message(self, error_message: str) -> None:
+        await self.close(BAD_REQUEST, error_message)
+
+    async def handle_connection_init(self, message: ConnectionInitMessage) -> None:
+        if self.connection_timed_out:
+            return
+        if self.connection_init_timeout_task:
+            self.connection_init_timeout_task.cancel()
+        payload = message.get("payload") or {}
+        if not isinstance(payload, dict):
+            await self.close(BAD_REQUEST, "Invalid connection init payload")
+            return
+        if self.connection_init_received:
+            await self.close(4429, "Too many initialisation requests")
+            return
+        self.connection_init_received = True
+        connection = self.context
+        connection.connection_params = payload
+        given = payload.get("Authorization", payload.get("authorization"))
+        header = connection.websocket.headers.get("authorization")
+        view: LiveView = self.view
+        try:
+            authorization = given if isinstance(given, str) else header
+            principal, expires_at = view.verifier.verify_session(authorization)
+        except Unauthenticated as error:
+            await self.close(UNAUTHORIZED, f"Unauthorized: {error.message}")
+            return
+        connection.principal = principal
+        connection.expires_at = expires_at
+        self._timers.append(asyncio.create_task(self._expire(expires_at)))
+        await self.send_message({"type": "connection_ack"})
+        self.connection_acknowledged = True
+
+    async def _expire(self, expires_at: float) -> None:
+        view: LiveView = self.view
+        await asyncio.sleep(max(0.0, expires_at - view.clock.now().timestamp()))
+        await self.close(UNAUTHORIZED, "Unauthorized: the bearer token has expired")
+
+    async def handle_subscribe(self, message: SubscribeMessage) -> None:
+        if not self.connection_acknowledged:
+            await self.close(UNAUTHORIZED, "Unauthorized: subscribe before connection_ack")
+            return
+        operation_id = message["id"]
+        if not isinstance(operation_id, str) or not _well_formed(message["payload"]):
+            await self.close(BAD_REQUEST, "Invalid subscribe message")
+            return
+        if operation_id in self.operations:
+            await self.close(4409, f"Subscriber for {operation_id} already exists")
+            return
+        limit = self.max_subscriptions_per_connection
+        if limit is not None and len(self.operations) >= limit:
+            error = BadRequest(
+                f"Subscription limit reached: at most {limit} operations at once on a connection"
+            )
+            await self.send_message(_error_message(operation_id, error))
+            return
+        operation = LiveOperation(self, message)
+        operation.task = asyncio.create_task(self.run_operation(operation))
+        operation.task.add_done_callback(self._task_done)
+        self.operations[operation_id] = operation
+
+    async def run_operation(self, operation: Operation[Connection, None]) -> None:
+        assert isinstance(operation, LiveOperation)
+        view: LiveView = self.view
+        connection = self.context
+        assert connection.principal is not None
+        context = view.operation_context(connection)
+        sent = RequestOperation(
+            query=operation.query or None,
+            variables=operation.variables,
+            operation_name=operation.operation_name,
+            extensions=operation.extensions,
+            document_id=operation.document_id,
+        )
+        try:
+            try:
+                query = view.gate.query_of(sent, connection.principal)
+                if query is None or not query.strip():
+                    raise BadRequest("The subscribe message has no GraphQL query")
+            except GatewayError as error:
+                await operation.send_operation_message(_error_message(operation.id, error))
+                return
+
+            async def send(payload: Payload) -> None:
+                answer: NextMessagePayload = payload  # type: ignore[assignment]
+                await operation.send_operation_message(
+                    NextMessage(id=operation.id, type="next", payload=answer)
+                )
+
+            LIVE_SESSION.set(
+                LiveSession(
+                    hub=view.live_hub(connection),
+                    query=query,
+                    operation_name=operation.operation_name,
+                    variables=operation.variables,
+                    send=send,
+                )
+            )
+            result_source = await self.schema.stream(
+                query,
+                variable_values=operation.variables,
+                context_value=context,
+                operation_name=operation.operation_name,
+                operation_extensions=operation.extensions,
+            )
+            async with aclosing(result_source):
+                await self._send_result_stream(operation, result_source)
+            await operation.send_operation_message(
+                CompleteMessage(id=operation.id, type="complete")
+            )
+        except (_OperationStreamClosed, WebSocketDisconnected):
+            return
+        except Exception as error:
+            await self.handle_task_exception(error)
+            with contextlib.suppress(Exception):
+                await operation.send_operation_message(
+                    CompleteMessage(id=operation.id, type="complete")
+                )
+            self.operations.pop(operation.id, None)
+        finally:
+            context.reads.release()
+
+
+def _well_formed(payload: object) -> bool:
+    """A subscribe payload as graphql-transport-ws defines it (`documentId` beside `query`
+    for the trusted documents)."""
+    if not isinstance(payload, dict):
+        return False
+    kinds = {
+        "query": str,
+        "operationName": str,
+        "variables": dict,
+        "extensions": dict,
+        "documentId": str,
+    }
+    return all(
+        payload.get(name) is None or isinstance(payload[name], kind) for name, kind in kinds.items()
+    )
+
+
+def _error_message(operation_id: str, error: GatewayError) -> ErrorMessage:
+    formatted: GraphQLFormattedError = GraphQLError(
+        error.message, extensions=error.graphql_extensions()
+    ).formatted
+    return ErrorMessage(id=operation_id, type="error", payload=[formatted])

@@ -1,0 +1,24 @@
+"""Live data: the subscriptions' hub, fed by the change feed (loaders/changes), re-reading
+through the schema and handing each subscriber its answers (SPEC section 7)."""
+
+from schema.live.hub import DEBOUNCE_SECONDS, ContextFactory, Events, GroupKey, LiveHub, user_of
+from schema.live.mailbox import Mailbox, Payload
+from schema.live.session import LIVE_SESSION, LiveSession
+from schema.live.subscriber import Charge, LiveObserver, Send, Subscriber
+
+__all__ = [
+    "DEBOUNCE_SECONDS",
+    "LIVE_SESSION",
+    "Charge",
+    "ContextFactory",
+    "Events",
+    "GroupKey",
+    "LiveHub",
+    "LiveObserver",
+    "LiveSession",
+    "Mailbox",
+    "Payload",
+    "Send",
+    "Subscriber",
+    "user_of",
+]

@@ -1,0 +1,125 @@
+"""The subscriptions (SPEC section 7): `userChanged` and `viewerChanged`.
+
+A subscribe runs these resolvers once, through strawberry's own subscription path (the
+limits, validation and the budget's charge first): they check the arguments and the read
+rule, then register with the live hub. The events are not executed per subscriber: the
+hub re-reads once per group of identical subscriptions, executing the same document with
+the changed `User` as the root value, and `reread_root_field` (installed on the schema by
+`install_reread_resolvers`) plans that user's reads as `Query.user` does.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, TypeAlias
+
+import strawberry
+from graphql import DocumentNode, GraphQLResolveInfo, GraphQLSchema, get_named_type
+
+from loaders.errors import GatewayError
+from schema.access_plan import plan_reads
+from schema.arguments import check_user_ids
+from schema.context import Info
+from schema.cost_policy import GATEWAY_COST_POLICY
+from schema.extensions.measures import query_cost
+from schema.live import LIVE_SESSION
+from schema.permissions import require_reader
+from schema.query import UserIds
+from schema.user import User
+
+NOT_OVER_WEBSOCKET = (
+    "Subscriptions are served over a WebSocket on /graphql (the graphql-transport-ws "
+    "protocol), when the gateway runs with INSIGHT_SUBSCRIPTIONS on"
+)
+
+
+class NotOverWebSocket(GatewayError):
+    """A subscription executed anywhere but the gateway's WebSocket transport."""
+
+    code = "BAD_REQUEST"
+    default_message = NOT_OVER_WEBSOCKET
+
+
+Initial: TypeAlias = Annotated[
+    bool | None,
+    strawberry.argument(
+        description="First send each user's current state, then its changes (default: "
+        "only changes)."
+    ),
+]
+
+
+@strawberry.type(
+    description="Live data over a WebSocket (graphql-transport-ws on /graphql): a User is "
+    "sent again, read afresh with the subscription's own selection, each time an item its "
+    "fields read changes, whoever wrote it, and at UTC midnight (when `payday` and the "
+    "savings window change). An answer equal to the last one sent is not sent again."
+)
+class Subscription:
+    @strawberry.subscription(
+        description="Each of 1 to 100 users, whenever it changes. The read rule of "
+        "`users(ids:)` applies, but a subscription naming a user the caller may not read "
+        "is refused whole with FORBIDDEN, before anything is read."
+    )
+    async def user_changed(
+        self, info: Info, ids: UserIds, initial: Initial = False
+    ) -> AsyncIterator[User]:
+        user_ids = check_user_ids([str(user_id) for user_id in ids])
+        for user_id in user_ids:
+            require_reader(info, user_id)
+        return _watch(info, user_ids, bool(initial))
+
+    @strawberry.subscription(
+        description="The caller's own user (the token's `sub`), whenever it changes."
+    )
+    async def viewer_changed(self, info: Info, initial: Initial = False) -> AsyncIterator[User]:
+        return _watch(info, [info.context.principal.sub], bool(initial))
+
+
+def _watch(info: Info, user_ids: list[str], initial: bool) -> AsyncIterator[User]:
+    session = LIVE_SESSION.get()
+    if session is None:
+        raise NotOverWebSocket()
+    return session.hub.subscribe(
+        principal=info.context.principal,
+        query=session.query,
+        operation_name=session.operation_name,
+        variables=session.variables,
+        user_ids=user_ids,
+        initial=initial,
+        cost=reread_cost(info._raw_info, len(set(user_ids))),
+        send=session.send,
+    )
+
+
+def reread_cost(raw: GraphQLResolveInfo[Any], users: int) -> int:
+    """What one re-read (one user) costs the subscriber's budget: the document's cost, as
+    the cost limit measures it, shared among the users it watches (at least 1 point)."""
+    document = DocumentNode(definitions=(raw.operation, *raw.fragments.values()))
+    name = raw.operation.name.value if raw.operation.name else None
+    variables: Any = raw.variable_values
+    total = query_cost(raw.schema, document, GATEWAY_COST_POLICY, name, dict(variables))
+    return max(1, math.ceil(total / max(users, 1)))
+
+
+def reread_root_field(event: Any, info: GraphQLResolveInfo[Any], **_: Any) -> Any:
+    """A subscription field's resolver for a re-read: the root value is the changed User
+    (as the field's own class: the subgraph's entity is a subclass of User)."""
+    if not isinstance(event, User):
+        return event
+    plan_reads(info, [event.id])
+    named = get_named_type(info.return_type)
+    definition = named.extensions.get("strawberry-definition") if named.extensions else None
+    user_class = getattr(definition, "origin", User)
+    return event if isinstance(event, user_class) else user_class(id=event.id)
+
+
+def install_reread_resolvers(schema: GraphQLSchema) -> None:
+    """Re-reads execute a subscription document with the changed User as root value;
+    strawberry resolves a subscription field to that value as it is, and this adds the
+    access plan (one Query of the partition when the selection makes it cheaper)."""
+    if schema.subscription_type is None:
+        return
+    for graphql_field in schema.subscription_type.fields.values():
+        graphql_field.resolve = reread_root_field

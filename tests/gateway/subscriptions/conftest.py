@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from starlette.applications import Starlette
+
+from gateway.app import create_app
+from gateway.auth.tokens import mint_token
+from gateway.settings import Settings
+from loaders.changes import Change, MemoryChangeFeed
+from loaders.dynamodb import FinishedCall
+from loaders.tables import Table
+from schema.clock import FixedClock
+from schema.principal import DASHBOARD, WRITER
+from tests.gateway.subscriptions.socket_client import serving
+
+SECRET = "live-tests-secret-0123456789abcdef"
+USER = "u-1"
+OTHER = "u-2"
+
+SETTING_QUERY = "subscription($ids: [ID!]!) { userChanged(ids: $ids) { id lowBalanceAlert } }"
+
+
+@dataclass
+class LiveGateway:
+    """A served gateway with subscriptions on: its URL, app, and every DynamoDB call."""
+
+    url: str
+    app: Starlette
+    clock: FixedClock
+    calls: list[FinishedCall]
+
+    @property
+    def feed(self) -> MemoryChangeFeed:
+        feed: MemoryChangeFeed = self.app.state.change_feed
+        return feed
+
+    def token(self, sub: str = USER, *roles: str, lifetime: float = 3600) -> str:
+        return mint_token(SECRET, sub, roles, timedelta(seconds=lifetime), self.clock)
+
+    def dashboard(self) -> str:
+        return self.token("dash-1", DASHBOARD)
+
+    def writer(self) -> str:
+        return self.token("svc-1", WRITER)
+
+    def reads(self) -> list[FinishedCall]:
+        return [call for call in self.calls if call.operation in ("batch_get_item", "query")]
+
+    async def subscribed(self, count: int = 1) -> None:
+        """Wait until the hub holds `count` subscriptions (a subscribe is handled on the
+        server's own time: a change published before it is registered would be missed)."""
+        for _ in range(500):
+            if self.app.state.live.subscriptions >= count:
+                return
+            await asyncio.sleep(0.02)
+        raise AssertionError(f"{self.app.state.live.subscriptions} subscriptions, not {count}")
+
+    async def publish(self, table: Table, partition_key: str) -> None:
+        await self.feed.publish([Change(table, partition_key)])
+
+
+async def set_low_balance_alert(
+    dynamodb: Any, settings: Settings, user_id: str, dollars: str
+) -> None:
+    """A write straight to DynamoDB, as another service makes it."""
+    await dynamodb.put_item(
+        TableName=settings.tables.balance_settings,
+        Item={"user_id": {"S": user_id}, "low_balance_alert": {"N": dollars}},
+    )
+
+
+@pytest.fixture
+async def live(settings: Settings, clock: FixedClock) -> AsyncIterator[LiveGateway]:
+    async with live_gateway(settings, clock) as gateway:
+        yield gateway
+
+
+def live_settings(settings: Settings, **overrides: Any) -> Settings:
+    given: dict[str, Any] = {
+        "auth_hs256_secret": SECRET,
+        "auth_leeway_seconds": 0,
+        "subscriptions": True,
+        **overrides,
+    }
+    return dataclasses.replace(settings, **given)
+
+
+@asynccontextmanager
+async def live_gateway(
+    settings: Settings, clock: FixedClock, *, streams: bool = False, **overrides: Any
+) -> AsyncIterator[LiveGateway]:
+    """The gateway served with subscriptions on. Without `streams`, its stream readers are
+    stopped once it has started, so that only the changes a test publishes reach the hub
+    (and its DynamoDB calls are the subscriptions' own)."""
+    app = create_app(live_settings(settings, **overrides), clock=clock)
+    calls: list[FinishedCall] = []
+    async with serving(app) as url:
+        if not streams and (live_data := getattr(app.state, "live_data", None)) is not None:
+            await live_data.coordinator.stop()
+        app.state.dynamo.observers.append(calls.append)
+        yield LiveGateway(url, app, clock, calls)
