@@ -1,5 +1,10 @@
 from __future__ import annotations
 
-from bench.run import main
+import sys
+
+if sys.argv[1:] == ["cache"]:
+    from bench.cache_rows import main
+else:
+    from bench.run import main
 
 main()

@@ -291,7 +291,7 @@ async def profile(endpoint: str) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """`python -m bench` runs everything; `python -m bench throughput` only the frontend
-    query's throughput (a minute and a half)."""
+    query's throughput (a minute and a half); `python -m bench cache`: bench/cache_rows.py."""
     only_throughput = (sys.argv[1:] if argv is None else argv) == ["throughput"]
     os.environ.setdefault("AWS_ACCESS_KEY_ID", "bench")
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "bench")
@@ -319,15 +319,9 @@ SERVERS: dict[str, dict[str, str]] = {
 }
 
 
-def run(dynalite_port: int, dynalite_pid: int, only_throughput: bool = False) -> None:
-    proxy_port, sink_port = processes.free_port(), processes.free_port()
-    replayer_port = processes.free_port()
-    started = {"main", "replayed"} if only_throughput else SERVERS.keys()
-    ports = {name: processes.free_port() for name in started}
-    dynalite_url = f"http://127.0.0.1:{dynalite_port}"
-    delayed_url = f"http://127.0.0.1:{proxy_port}"
-    replayer_url = f"http://127.0.0.1:{replayer_port}"
-    env = {
+def common_env(dynalite_url: str) -> dict[str, str]:
+    """Every gateway process's environment, before its own settings."""
+    return {
         "INSIGHT_AUTH_HS256_SECRET": SECRET,
         "INSIGHT_DYNAMODB_ENDPOINT_URL": dynalite_url,
         # Budgets are charged as in production, but never exhausted: the bench sends one
@@ -337,6 +331,17 @@ def run(dynalite_port: int, dynalite_pid: int, only_throughput: bool = False) ->
         "INSIGHT_RATE_LIMIT_USER": "999999999/second",
         "INSIGHT_RATE_LIMIT_DASHBOARD": "999999999/second",
     }
+
+
+def run(dynalite_port: int, dynalite_pid: int, only_throughput: bool = False) -> None:
+    proxy_port, sink_port = processes.free_port(), processes.free_port()
+    replayer_port = processes.free_port()
+    started = {"main", "replayed"} if only_throughput else SERVERS.keys()
+    ports = {name: processes.free_port() for name in started}
+    dynalite_url = f"http://127.0.0.1:{dynalite_port}"
+    delayed_url = f"http://127.0.0.1:{proxy_port}"
+    replayer_url = f"http://127.0.0.1:{replayer_port}"
+    env = common_env(dynalite_url)
     extra = {
         "replayed": {"INSIGHT_DYNAMODB_ENDPOINT_URL": replayer_url},
         "delayed": {"INSIGHT_DYNAMODB_ENDPOINT_URL": delayed_url},
