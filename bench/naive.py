@@ -38,6 +38,13 @@ class NaivePoints:
     def load_many(self, keys: Sequence[ItemKey]) -> asyncio.Future[list[Item | None]]:
         return asyncio.gather(*(self.load(key) for key in keys))
 
+    # UserReads asks for answers: never known before the call, so always a future.
+    def answer(self, key: ItemKey) -> asyncio.Future[Item | None]:
+        return asyncio.ensure_future(self.load(key))
+
+    def answer_many(self, keys: Sequence[ItemKey]) -> asyncio.Future[list[Item | None]]:
+        return self.load_many(keys)
+
 
 class NaiveQueries:
     """One Query per load; no collections."""
@@ -48,6 +55,9 @@ class NaiveQueries:
 
     async def load(self, query: QueryKey) -> list[Item]:
         return await self._dynamo.query(query, lambda item: is_live(item, self._now))
+
+    def answer(self, query: QueryKey) -> asyncio.Future[list[Item]]:
+        return asyncio.ensure_future(self.load(query))
 
     def collect(self, table: Table, pk: str) -> None:
         pass

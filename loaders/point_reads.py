@@ -6,9 +6,11 @@ import asyncio
 from collections.abc import Sequence
 from datetime import datetime
 from functools import partial
+from typing import cast
 
 from aiodataloader import DataLoader
 
+from loaders.answers import Found, done, pending
 from loaders.cache import CacheReader, Miss
 from loaders.codec import Item, is_live
 from loaders.collections import Collected, Collections
@@ -64,6 +66,19 @@ class PointReadLoader(DataLoader[ItemKey, Item | None]):
             return super().load(key)
         self._futures[key] = derived
         return derived
+
+    def answer(self, key: ItemKey) -> Found[Item | None]:
+        """The item now when it is known (the coherent cache holds it, or this request
+        read it already), without a future to await; otherwise the future of its load."""
+        future = self.load(key)
+        return future.result() if done(future) else future
+
+    def answer_many(self, keys: Sequence[ItemKey]) -> Found[list[Item | None]]:
+        """`answer` for each key: a list now when every one is known."""
+        found = [self.answer(key) for key in keys]
+        if any(pending(item) for item in found):
+            return self.load_many(keys)
+        return cast(list[Item | None], found)
 
     async def batch_load_fn(  # type: ignore[override]
         self, keys: Sequence[ItemKey]

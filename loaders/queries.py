@@ -11,6 +11,7 @@ from functools import partial
 
 from aiodataloader import DataLoader
 
+from loaders.answers import Found, done
 from loaders.cache import CacheReader, Miss
 from loaders.codec import Item, WireItem, from_wire, is_live
 from loaders.collections import Collected, Collections
@@ -85,6 +86,12 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
             return super().load(key)
         self._futures[key] = derived
         return derived
+
+    def answer(self, key: QueryKey) -> Found[list[Item]]:
+        """The items now when they are known (the coherent cache holds the Query, or this
+        request read it already), without a future to await; otherwise the future."""
+        future = self.load(key)
+        return future.result() if done(future) else future
 
     def forget_collections(self) -> None:
         """Drop every collected partition's items (shared with the point-read core)."""

@@ -1,14 +1,19 @@
 """The read rules of the contract, one method per User field, as thin views over the two
-batching cores. Everything a request reads about users goes through here."""
+batching cores. Everything a request reads about users goes through here.
+
+Each method answers now (a value) when every read it needs is already known, as from a
+warm coherent cache, and an awaitable otherwise (`loaders.answers`); the rule runs on
+every read either way."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from datetime import datetime
 from functools import partial
+from typing import TypeVar, cast
 
 from loaders import keys
+from loaders.answers import Answer, Found, pending, settled, then
 from loaders.cache.items import row_of
 from loaders.codec import Item, from_wire, months_back, to_wire
 from loaders.expiry import Expiries
@@ -26,6 +31,8 @@ from loaders.rows.income_verification import IncomeVerificationRow
 from loaders.rows.mine import RECURRING, RITUAL, ExpenseKind, ExpenseRow, MineRow, expense_from_item
 from loaders.rows.payday import PaydayRow
 from loaders.rows.scores import ScoreRow
+
+R = TypeVar("R")
 
 #: One builder per kind, the same object each time: `row_of` keys a cached item's rows by it.
 _EXPENSE_ROWS: dict[ExpenseKind, Callable[[Item], ExpenseRow]] = {
@@ -77,73 +84,119 @@ class UserReads:
             # In the form a read gives (Numbers as Decimal), as the row codecs expect.
             self.points.prime(key, from_wire(to_wire(item)))
 
-    async def payday(self, user_id: str) -> PaydayRow | None:
-        item = await self.points.load(keys.payday(user_id))
+    def payday(self, user_id: str) -> Answer[PaydayRow | None]:
+        return then(self.points.answer(keys.payday(user_id)), self._payday_today)
+
+    def _payday_today(self, item: Item | None) -> PaydayRow | None:
         if item is None:
             return None
         row = row_of(PaydayRow.from_item, item)
         # Served only on the UTC day it was computed; the TTL is garbage collection only.
         return row if row.prediction_date == self.now.date() else None
 
-    async def income_verification(self, user_id: str) -> IncomeVerificationRow | None:
-        item = await self.points.load(keys.income_verification(user_id))
-        return row_of(IncomeVerificationRow.from_item, item) if item is not None else None
+    def income_verification(self, user_id: str) -> Answer[IncomeVerificationRow | None]:
+        return then(self.points.answer(keys.income_verification(user_id)), _VERIFICATION)
 
-    async def savings_months(self, user_id: str, months: int) -> list[BalanceRow]:
+    def savings_months(self, user_id: str, months: int) -> Answer[list[BalanceRow]]:
         """This UTC month and the `months - 1` before it, newest first; missing months are
         left out."""
         wanted = [keys.savings_month(user_id, m) for m in months_back(self.now.date(), months)]
-        items = await self.points.load_many(wanted)
-        return [row_of(BalanceRow.from_item, item) for item in items if item is not None]
+        return then(self.points.answer_many(wanted), _months)
 
-    async def alert(self, user_id: str) -> AlertRow | None:
-        item = await self.points.load(keys.alert(user_id))
-        return row_of(AlertRow.from_item, item) if item is not None else None
+    def alert(self, user_id: str) -> Answer[AlertRow | None]:
+        return then(self.points.answer(keys.alert(user_id)), _ALERT)
 
-    async def pave_label(self, user_id: str) -> PaveLabelRow | None:
-        item = await self.points.load(keys.pave_label(user_id))
-        return row_of(PaveLabelRow.from_item, item) if item is not None else None
+    def pave_label(self, user_id: str) -> Answer[PaveLabelRow | None]:
+        return then(self.points.answer(keys.pave_label(user_id)), _PAVE_LABEL)
 
-    async def income(self, user_id: str) -> IncomeRow | None:
-        item = await self.points.load(keys.income(user_id))
-        return row_of(IncomeRow.from_item, item) if item is not None else None
+    def income(self, user_id: str) -> Answer[IncomeRow | None]:
+        return then(self.points.answer(keys.income(user_id)), _INCOME)
 
-    async def low_balance_alert(self, user_id: str) -> BalanceSettingsRow | None:
-        item = await self.points.load(keys.balance_settings(user_id))
-        return row_of(BalanceSettingsRow.from_item, item) if item is not None else None
+    def low_balance_alert(self, user_id: str) -> Answer[BalanceSettingsRow | None]:
+        return then(self.points.answer(keys.balance_settings(user_id)), _BALANCE_SETTINGS)
 
-    async def last_pages(self, user_id: str) -> list[LastPageRow]:
-        items = await self.queries.load(keys.last_pages_query(user_id))
-        return [row_of(LastPageRow.from_item, item) for item in items]
+    def last_pages(self, user_id: str) -> Answer[list[LastPageRow]]:
+        return then(self.queries.answer(keys.last_pages_query(user_id)), _LAST_PAGES)
 
-    async def latest_mine(self, user_id: str) -> MineRow | None:
-        items = await self.queries.load(keys.latest_mine_query(user_id))
-        return row_of(MineRow.from_item, items[0]) if items else None
+    def latest_mine(self, user_id: str) -> Answer[MineRow | None]:
+        return then(self.queries.answer(keys.latest_mine_query(user_id)), _newest_mine)
 
-    async def recurring_expenses(self, user_id: str) -> list[ExpenseRow]:
-        return await self._latest_expenses(RECURRING, keys.recurring_query(user_id), user_id)
+    def recurring_expenses(self, user_id: str) -> Answer[list[ExpenseRow]]:
+        return self._latest_expenses(RECURRING, keys.recurring_query(user_id), user_id)
 
-    async def rituals(self, user_id: str) -> list[ExpenseRow]:
-        return await self._latest_expenses(RITUAL, keys.rituals_query(user_id), user_id)
+    def rituals(self, user_id: str) -> Answer[list[ExpenseRow]]:
+        return self._latest_expenses(RITUAL, keys.rituals_query(user_id), user_id)
 
-    async def _latest_expenses(
+    def _latest_expenses(
         self, kind: ExpenseKind, query: keys.QueryKey, user_id: str
-    ) -> list[ExpenseRow]:
-        # The mine and the expenses are read together (one wait), then the items of older
-        # mines are dropped before their rows are built (half of a user's, as seeded).
-        mine, items = await asyncio.gather(self.latest_mine(user_id), self.queries.load(query))
-        if mine is None:
-            return []
-        build = _EXPENSE_ROWS[kind]
-        current = [
-            row_of(build, item) for item in items if row_of(_LAST_MINE, item) == mine.mined_at
-        ]
-        return sorted(current, key=lambda row: row.sort_key)
+    ) -> Answer[list[ExpenseRow]]:
+        # The mine and the expenses are read together (one wait).
+        mine = self.latest_mine(user_id)
+        items = self.queries.answer(query)
+        if pending(mine) or pending(items):
+            return _later_expenses(kind, mine, items)
+        return _current_expenses(kind, cast(MineRow | None, mine), cast(list[Item], items))
 
-    async def cash_advance_scores(self, user_id: str, limit: int) -> list[ScoreRow]:
-        items = await self.queries.load(keys.cash_advance_scores_query(user_id, limit))
-        return [row_of(ScoreRow.from_item, item) for item in items]
+    def cash_advance_scores(self, user_id: str, limit: int) -> Answer[list[ScoreRow]]:
+        return then(self.queries.answer(keys.cash_advance_scores_query(user_id, limit)), _SCORES)
 
-    async def income_detection_runs(self, user_id: str, limit: int) -> list[IncomeDetectionRunRow]:
-        items = await self.queries.load(keys.income_detection_runs_query(user_id, limit))
-        return [row_of(IncomeDetectionRunRow.from_item, item) for item in items]
+    def income_detection_runs(
+        self, user_id: str, limit: int
+    ) -> Answer[list[IncomeDetectionRunRow]]:
+        query = keys.income_detection_runs_query(user_id, limit)
+        return then(self.queries.answer(query), _DETECTION_RUNS)
+
+
+def _optional(build: Callable[[Item], R]) -> Callable[[Item | None], R | None]:
+    """The row of a point read's item, None when absent."""
+
+    def row(item: Item | None) -> R | None:
+        return row_of(build, item) if item is not None else None
+
+    return row
+
+
+def _every(build: Callable[[Item], R]) -> Callable[[list[Item]], list[R]]:
+    """The rows of a Query's items."""
+
+    def rows(items: list[Item]) -> list[R]:
+        return [row_of(build, item) for item in items]
+
+    return rows
+
+
+_VERIFICATION = _optional(IncomeVerificationRow.from_item)
+_ALERT = _optional(AlertRow.from_item)
+_PAVE_LABEL = _optional(PaveLabelRow.from_item)
+_INCOME = _optional(IncomeRow.from_item)
+_BALANCE_SETTINGS = _optional(BalanceSettingsRow.from_item)
+_LAST_PAGES = _every(LastPageRow.from_item)
+_SCORES = _every(ScoreRow.from_item)
+_DETECTION_RUNS = _every(IncomeDetectionRunRow.from_item)
+
+
+def _months(items: list[Item | None]) -> list[BalanceRow]:
+    return [row_of(BalanceRow.from_item, item) for item in items if item is not None]
+
+
+def _newest_mine(items: list[Item]) -> MineRow | None:
+    return row_of(MineRow.from_item, items[0]) if items else None
+
+
+def _current_expenses(
+    kind: ExpenseKind, mine: MineRow | None, items: list[Item]
+) -> list[ExpenseRow]:
+    """The expenses of the latest mine, in the contract's order: the items of older mines
+    are dropped before their rows are built (half of a user's, as seeded)."""
+    if mine is None:
+        return []
+    build = _EXPENSE_ROWS[kind]
+    current = [row_of(build, item) for item in items if row_of(_LAST_MINE, item) == mine.mined_at]
+    return sorted(current, key=lambda row: row.sort_key)
+
+
+async def _later_expenses(
+    kind: ExpenseKind, mine: Answer[MineRow | None], items: Found[list[Item]]
+) -> list[ExpenseRow]:
+    # Both loads are already asked for: awaiting one, then the other, is the same one wait.
+    return _current_expenses(kind, await settled(mine), await settled(items))

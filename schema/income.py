@@ -5,8 +5,6 @@ from decimal import Decimal
 
 import strawberry
 
-from loaders.rows.income import IncomeRow
-
 
 @strawberry.type(
     description="The user's income as Pave derived it (the `income` row, one per user, "
@@ -22,13 +20,3 @@ class Income:
     updated_date: dt.datetime | None = strawberry.field(
         description="When the row was last written (UTC)."
     )
-
-    @classmethod
-    def from_row(cls, row: IncomeRow) -> Income:
-        return cls(
-            source=row.source,
-            amount=row.amount,
-            frequency=row.frequency,
-            next_date=row.next_date,
-            updated_date=row.updated_date,
-        )

@@ -5,7 +5,8 @@ from decimal import Decimal
 
 import strawberry
 
-from loaders.rows.mine import ExpenseRow, MineRow
+# These types complete straight from their rows (`loaders.rows.mine`: `MineRow`,
+# `ExpenseRow`), which have the same attributes.
 
 
 @strawberry.type(
@@ -21,14 +22,6 @@ class Mine:
         description="How many rituals it found, when recorded."
     )
 
-    @classmethod
-    def from_row(cls, row: MineRow) -> Mine:
-        return cls(
-            mined_at=row.mined_at,
-            recurring_count=row.recurring_count,
-            ritual_count=row.ritual_count,
-        )
-
 
 @strawberry.type(
     description="A recurring expense (bill or subscription) the latest mine found (a "
@@ -38,7 +31,10 @@ class RecurringExpense:
     last_mine: dt.datetime | None = strawberry.field(
         description="The mine this row came from (UTC); always the user's latest mine when served."
     )
-    merchant_uuid: str | None = strawberry.field(description="The merchant's UUID.")
+    # The row's `merchant_key` (`merchant_uuid` on a recurring item).
+    merchant_key: str | None = strawberry.field(
+        name="merchantUuid", description="The merchant's UUID."
+    )
     merchant_name: str | None = strawberry.field(description="The merchant's name.")
     frequency: str | None = strawberry.field(
         description="How often the expense recurs (e.g. `monthly`)."
@@ -51,18 +47,6 @@ class RecurringExpense:
     category: str | None = strawberry.field(
         description="The spending category, when the mine gave one."
     )
-
-    @classmethod
-    def from_row(cls, row: ExpenseRow) -> RecurringExpense:
-        return cls(
-            last_mine=row.last_mine,
-            merchant_uuid=row.merchant_key,
-            merchant_name=row.merchant_name,
-            frequency=row.frequency,
-            amount=row.amount,
-            due_date=row.due_date,
-            category=row.category,
-        )
 
 
 @strawberry.type(
@@ -73,7 +57,8 @@ class Ritual:
     last_mine: dt.datetime | None = strawberry.field(
         description="The mine this row came from (UTC); always the user's latest mine when served."
     )
-    merchant_id: str | None = strawberry.field(description="The merchant's id.")
+    # The row's `merchant_key` (`merchant_id` on a ritual item).
+    merchant_key: str | None = strawberry.field(name="merchantId", description="The merchant's id.")
     merchant_name: str | None = strawberry.field(description="The merchant's name.")
     frequency: str | None = strawberry.field(
         description="How often the expense recurs (e.g. `monthly`)."
@@ -86,15 +71,3 @@ class Ritual:
     category: str | None = strawberry.field(
         description="The spending category, when the mine gave one."
     )
-
-    @classmethod
-    def from_row(cls, row: ExpenseRow) -> Ritual:
-        return cls(
-            last_mine=row.last_mine,
-            merchant_id=row.merchant_key,
-            merchant_name=row.merchant_name,
-            frequency=row.frequency,
-            amount=row.amount,
-            due_date=row.due_date,
-            category=row.category,
-        )

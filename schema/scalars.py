@@ -5,7 +5,7 @@ wire form, described as the contract has them."""
 from __future__ import annotations
 
 import dataclasses
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -21,13 +21,6 @@ def _parse_datetime(value: Any) -> datetime:
         raise ValueError("DateTime must be an RFC 3339 string")
     return parse_instant(value)
 
-
-DateTime: ScalarDefinition = strawberry.scalar(
-    name="DateTime",
-    description="An instant, RFC 3339 in UTC (`2026-12-02T11:31:28Z`).",
-    serialize=format_instant,
-    parse_value=_parse_datetime,
-)
 
 DateScalar: ScalarDefinition = dataclasses.replace(
     DateDefinition,
@@ -52,13 +45,59 @@ def format_decimal(value: object) -> str:
     return f"{whole}.{fraction.rstrip('0').ljust(2, '0')}"
 
 
+#: Past this many remembered wire forms (per scalar), they are forgotten all at once.
+MAX_REMEMBERED_FORMS = 65_536
+
+_DECIMAL_FORMS: dict[Decimal, str] = {}
+_INSTANT_FORMS: dict[datetime, str] = {}
+
+
+def serialize_decimal(value: object) -> str:
+    """`format_decimal`, remembered per value: the form depends on the number alone (equal
+    Decimals, `1.1` and `1.10`, have one form), and a warm cache serves the same values
+    request after request."""
+    if type(value) is not Decimal:
+        return format_decimal(value)
+    try:
+        form = _DECIMAL_FORMS.get(value)
+    except TypeError:  # a signaling NaN has no hash (format_decimal refuses it)
+        return format_decimal(value)
+    if form is None:
+        form = format_decimal(value)
+        if len(_DECIMAL_FORMS) >= MAX_REMEMBERED_FORMS:
+            _DECIMAL_FORMS.clear()
+        _DECIMAL_FORMS[value] = form
+    return form
+
+
+def serialize_instant(at: datetime) -> str:
+    """`format_instant`, remembered per instant in UTC (as every row holds them): equal
+    instants have one form."""
+    if type(at) is not datetime or at.tzinfo is not UTC:
+        return format_instant(at)
+    form = _INSTANT_FORMS.get(at)
+    if form is None:
+        form = format_instant(at)
+        if len(_INSTANT_FORMS) >= MAX_REMEMBERED_FORMS:
+            _INSTANT_FORMS.clear()
+        _INSTANT_FORMS[at] = form
+    return form
+
+
+DateTime: ScalarDefinition = strawberry.scalar(
+    name="DateTime",
+    description="An instant, RFC 3339 in UTC (`2026-12-02T11:31:28Z`).",
+    serialize=serialize_instant,
+    parse_value=_parse_datetime,
+)
+
 DecimalScalar: ScalarDefinition = dataclasses.replace(
     DecimalDefinition,
     description='An exact decimal number, as a string with two decimals (`"1.10"`, '
     '`"100.00"`), or more where the stored number has more (`"1.005"`); never rounded, '
     "never through floating point. Amounts are dollars with at most two decimals unless the "
     "field says otherwise (amounts in cents are `Int`).",
-    serialize=format_decimal,
+    serialize=serialize_decimal,
 )
 
 SCALAR_OVERRIDES: dict[object, Any] = {

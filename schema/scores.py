@@ -5,8 +5,6 @@ from decimal import Decimal
 
 import strawberry
 
-from loaders.rows.scores import ScoreRow
-
 
 @strawberry.type(
     description="One cash-advance score (a `scores` row), kept for `INSIGHT_SCORE_TTL_DAYS` "
@@ -20,7 +18,3 @@ class CashAdvanceScore:
         description="The version of the model that scored."
     )
     scored_at: dt.datetime = strawberry.field(description="When the user was scored (UTC).")
-
-    @classmethod
-    def from_row(cls, row: ScoreRow) -> CashAdvanceScore:
-        return cls(score=row.score, model_version=row.model_version, scored_at=row.scored_at)

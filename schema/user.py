@@ -5,6 +5,17 @@ from typing import Annotated, TypeAlias
 
 import strawberry
 
+from loaders.answers import Answer, then
+from loaders.rows.alert import AlertRow
+from loaders.rows.balance import BalanceRow
+from loaders.rows.balance_settings import BalanceSettingsRow
+from loaders.rows.feeder import LastPageRow, PaveLabelRow
+from loaders.rows.income import IncomeRow
+from loaders.rows.income_detection import IncomeDetectionRunRow
+from loaders.rows.income_verification import IncomeVerificationRow
+from loaders.rows.mine import ExpenseRow, MineRow
+from loaders.rows.payday import PaydayRow
+from loaders.rows.scores import ScoreRow
 from schema.alert import BalanceAlert
 from schema.arguments import MAX_LIMIT, MAX_MONTHS, check_range
 from schema.context import Info
@@ -39,106 +50,118 @@ Limit: TypeAlias = Annotated[
     "(an empty list: read, and nothing there)."
 )
 class User:
+    """Each field answers with rows, which complete as the field's type (`schema.<entity>`
+    types read the same attributes), at once when the request's reads are known (a warm
+    cache) and after the request's one wait otherwise (`loaders.answers`)."""
+
     id: strawberry.ID = strawberry.field(
         description="The user's id, the `<user_id>` of the tables' keys."
     )
 
     @strawberry.field(
         description="The user's payday prediction, served only while its `predictionDate` "
-        "is today's UTC date (a same-day cache); otherwise null."
+        "is today's UTC date (a same-day cache); otherwise null.",
+        graphql_type=PaydayPrediction | None,
     )
-    async def payday(self, info: Info) -> PaydayPrediction | None:
-        row = await info.context.reads.payday(self.id)
-        return PaydayPrediction.from_row(row) if row is not None else None
+    def payday(self, info: Info) -> Answer[PaydayRow | None]:
+        return info.context.reads.payday(self.id)
 
-    @strawberry.field(description="The user's income verification; null when none was recorded.")
-    async def income_verification(self, info: Info) -> IncomeVerification | None:
-        row = await info.context.reads.income_verification(self.id)
-        return IncomeVerification.from_row(row) if row is not None else None
+    @strawberry.field(
+        description="The user's income verification; null when none was recorded.",
+        graphql_type=IncomeVerification | None,
+    )
+    def income_verification(self, info: Info) -> Answer[IncomeVerificationRow | None]:
+        return info.context.reads.income_verification(self.id)
 
     @strawberry.field(
         description="The savings snapshots of this UTC month and the `months - 1` months "
-        "before it, newest first; a month with no snapshot is left out."
+        "before it, newest first; a month with no snapshot is left out.",
+        graphql_type=list[SavingsMonth] | None,
     )
-    async def savings_months(self, info: Info, months: Months = 3) -> list[SavingsMonth] | None:
+    def savings_months(self, info: Info, months: Months = 3) -> Answer[list[BalanceRow]]:
         check_range("months", months, 1, MAX_MONTHS)
-        rows = await info.context.reads.savings_months(self.id, months)
-        return [SavingsMonth.from_row(row) for row in rows]
+        return info.context.reads.savings_months(self.id, months)
 
     @strawberry.field(
-        description="The last low-balance alert sent to the user; null when none was."
+        description="The last low-balance alert sent to the user; null when none was.",
+        graphql_type=BalanceAlert | None,
     )
-    async def alert(self, info: Info) -> BalanceAlert | None:
-        row = await info.context.reads.alert(self.id)
-        return BalanceAlert.from_row(row) if row is not None else None
+    def alert(self, info: Info) -> Answer[AlertRow | None]:
+        return info.context.reads.alert(self.id)
 
     @strawberry.field(
         description="The recurring expenses of the user's latest mine only (rows of older "
-        "mines are left out), by due date, then merchant name; empty when never mined."
+        "mines are left out), by due date, then merchant name; empty when never mined.",
+        graphql_type=list[RecurringExpense] | None,
     )
-    async def recurring_expenses(self, info: Info) -> list[RecurringExpense] | None:
-        rows = await info.context.reads.recurring_expenses(self.id)
-        return [RecurringExpense.from_row(row) for row in rows]
+    def recurring_expenses(self, info: Info) -> Answer[list[ExpenseRow]]:
+        return info.context.reads.recurring_expenses(self.id)
 
     @strawberry.field(
         description="The rituals of the user's latest mine only (rows of older mines are "
-        "left out), by due date, then merchant name; empty when never mined."
+        "left out), by due date, then merchant name; empty when never mined.",
+        graphql_type=list[Ritual] | None,
     )
-    async def rituals(self, info: Info) -> list[Ritual] | None:
-        rows = await info.context.reads.rituals(self.id)
-        return [Ritual.from_row(row) for row in rows]
+    def rituals(self, info: Info) -> Answer[list[ExpenseRow]]:
+        return info.context.reads.rituals(self.id)
 
     @strawberry.field(
         description="The user's cash-advance scores, newest first, at most `limit`; a "
-        "score is kept `INSIGHT_SCORE_TTL_DAYS` days (default 30)."
+        "score is kept `INSIGHT_SCORE_TTL_DAYS` days (default 30).",
+        graphql_type=list[CashAdvanceScore] | None,
     )
-    async def cash_advance_scores(
-        self, info: Info, limit: Limit = 10
-    ) -> list[CashAdvanceScore] | None:
+    def cash_advance_scores(self, info: Info, limit: Limit = 10) -> Answer[list[ScoreRow]]:
         check_range("limit", limit, 1, MAX_LIMIT)
-        rows = await info.context.reads.cash_advance_scores(self.id, limit)
-        return [CashAdvanceScore.from_row(row) for row in rows]
+        return info.context.reads.cash_advance_scores(self.id, limit)
 
     @strawberry.field(
         description="The user's income detection runs of the last 7 days, newest first, at "
-        "most `limit`."
+        "most `limit`.",
+        graphql_type=list[IncomeDetectionRun] | None,
     )
-    async def income_detection_runs(
+    def income_detection_runs(
         self, info: Info, limit: Limit = 10
-    ) -> list[IncomeDetectionRun] | None:
+    ) -> Answer[list[IncomeDetectionRunRow]]:
         check_range("limit", limit, 1, MAX_LIMIT)
-        rows = await info.context.reads.income_detection_runs(self.id, limit)
-        return [IncomeDetectionRun.from_row(row) for row in rows]
+        return info.context.reads.income_detection_runs(self.id, limit)
 
-    @strawberry.field(description="The user's income as Pave derived it; null when none.")
-    async def income(self, info: Info) -> Income | None:
-        row = await info.context.reads.income(self.id)
-        return Income.from_row(row) if row is not None else None
+    @strawberry.field(
+        description="The user's income as Pave derived it; null when none.",
+        graphql_type=Income | None,
+    )
+    def income(self, info: Info) -> Answer[IncomeRow | None]:
+        return info.context.reads.income(self.id)
 
     @strawberry.field(
         description="The user's newest mine, the one whose expenses and rituals are "
-        "served; null when the user was never mined."
+        "served; null when the user was never mined.",
+        graphql_type=Mine | None,
     )
-    async def latest_mine(self, info: Info) -> Mine | None:
-        row = await info.context.reads.latest_mine(self.id)
-        return Mine.from_row(row) if row is not None else None
+    def latest_mine(self, info: Info) -> Answer[MineRow | None]:
+        return info.context.reads.latest_mine(self.id)
 
     @strawberry.field(
-        description="The feeder's label on the user (`REFRESH_INSIGHTS`); null when none."
+        description="The feeder's label on the user (`REFRESH_INSIGHTS`); null when none.",
+        graphql_type=PaveLabel | None,
     )
-    async def pave_label(self, info: Info) -> PaveLabel | None:
-        row = await info.context.reads.pave_label(self.id)
-        return PaveLabel.from_row(row) if row is not None else None
+    def pave_label(self, info: Info) -> Answer[PaveLabelRow | None]:
+        return info.context.reads.pave_label(self.id)
 
-    @strawberry.field(description="The last page fed for each Pave request of the last 5 days.")
-    async def last_pages(self, info: Info) -> list[LastPage] | None:
-        rows = await info.context.reads.last_pages(self.id)
-        return [LastPage.from_row(row) for row in rows]
+    @strawberry.field(
+        description="The last page fed for each Pave request of the last 5 days.",
+        graphql_type=list[LastPage] | None,
+    )
+    def last_pages(self, info: Info) -> Answer[list[LastPageRow]]:
+        return info.context.reads.last_pages(self.id)
 
     @strawberry.field(
         description="The user's low-balance alert threshold in dollars (from "
-        "`user-balance-settings`); null when alerts are off."
+        "`user-balance-settings`); null when alerts are off.",
+        graphql_type=Decimal | None,
     )
-    async def low_balance_alert(self, info: Info) -> Decimal | None:
-        row = await info.context.reads.low_balance_alert(self.id)
-        return row.low_balance_alert if row is not None else None
+    def low_balance_alert(self, info: Info) -> Answer[Decimal | None]:
+        return then(info.context.reads.low_balance_alert(self.id), _threshold)
+
+
+def _threshold(row: BalanceSettingsRow | None) -> Decimal | None:
+    return row.low_balance_alert if row is not None else None
