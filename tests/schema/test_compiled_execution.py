@@ -4,7 +4,8 @@ order included) and the same `errors` (messages, paths, locations, extensions).
 A differential property test generates selections over the real schema (aliases, named and
 inline fragments, `__typename`, `@include`/`@skip` on variables, arguments in and out of
 range, nested lists) and runs each against seeded users, one with attributes missing from
-its items, under both schemas. `INSIGHT_FUZZ_EXAMPLES` sets how many (`make fuzz`); a small
+its items, under both schemas, and again from a warm coherent cache, where each answers
+synchronously (nothing awaited). `INSIGHT_FUZZ_EXAMPLES` sets how many (`make fuzz`); a small
 schema of its own then checks every surprise that sends an object back to graphql-core.
 """
 
@@ -27,6 +28,8 @@ from strawberry.types import ExecutionResult
 
 from bench.seed import user_items
 from gateway.settings import Settings
+from loaders.cache import STREAMED_TABLES, CoherentCache, FeedWatch
+from loaders.changes import ShardPosition
 from loaders.dynamodb import Dynamo
 from loaders.tables import create_tables
 from schema.clock import FixedClock
@@ -80,6 +83,37 @@ async def dynamo(dynamodb: Any) -> Dynamo:
         user_items("full-1", NOW, app_settings) + sparse(user_items("sparse-1", NOW, app_settings))
     )
     return dynamo
+
+
+@pytest.fixture(scope="module")
+def cache() -> CoherentCache:
+    """A coherent cache whose feed is whole (every streamed table's shard current)."""
+    wall = 1_000_000.0
+    cache = CoherentCache(1 << 28, FeedWatch(clock=lambda: wall))
+    for table in STREAMED_TABLES:
+        cache.position(ShardPosition(table, "shard-1", wall))
+    return cache
+
+
+async def warm(
+    query: str, variables: dict[str, Any], dynamo: Dynamo, cache: CoherentCache
+) -> tuple[Any, Any]:
+    """The answer of a request the warm coherent cache answers, by each path: a first
+    request reads the items and the cache keeps them; the same request again is answered
+    from them synchronously (`execute_sync` refuses any awaitable), so nothing was awaited."""
+    answers = []
+    for schema in (COMPILED, GRAPHQL_CORE):
+        filling = build_context(
+            dynamo=dynamo, principal=DASHBOARD_USER, clock=FixedClock(NOW), cache=cache
+        )
+        await schema.execute(query, variable_values=variables, context_value=filling)
+        context = build_context(
+            dynamo=dynamo, principal=DASHBOARD_USER, clock=FixedClock(NOW), cache=cache
+        )
+        result = schema.execute_sync(query, variable_values=variables, context_value=context)
+        assert context.calls.records == []
+        answers.append(answer(result))
+    return answers[0], answers[1]
 
 
 async def both(query: str, variables: dict[str, Any], dynamo: Dynamo) -> tuple[Any, Any]:
@@ -167,20 +201,25 @@ def operations(draw: st.DrawFn, schema: GraphQLSchema) -> tuple[str, dict[str, A
 )
 @given(operation=operations(COMPILED._schema))
 async def test_generated_selections_answer_the_same(
-    operation: tuple[str, dict[str, Any]], dynamo: Dynamo
+    operation: tuple[str, dict[str, Any]], dynamo: Dynamo, cache: CoherentCache
 ) -> None:
     query, variables = operation
     compiled, core = await both(query, variables, dynamo)
     assert compiled == core
+    # From a warm cache too, synchronously, by either path: the same bytes.
+    assert await warm(query, variables, dynamo, cache) == (compiled, core)
 
 
-async def test_the_full_user_is_compiled_and_answers_the_same(dynamo: Dynamo) -> None:
+async def test_the_full_user_is_compiled_and_answers_the_same(
+    dynamo: Dynamo, cache: CoherentCache
+) -> None:
     from schema.every_field import every_field
 
     query = f"query($ids: [ID!]!) {{ users(ids: $ids) {every_field(COMPILED._schema, 'User')} }}"
     before = CompletionCounts.compiled
     compiled, core = await both(query, {"ids": USER_IDS}, dynamo)
     assert compiled == core
+    assert await warm(query, {"ids": USER_IDS}, dynamo, cache) == (compiled, core)
     assert '"recurringExpenses": [{"lastMine"' in compiled[0]
     # The sparse user's rows are nulls in nullable fields, or failing resolvers.
     assert CompletionCounts.compiled - before > 100
