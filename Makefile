@@ -50,6 +50,13 @@ $(FEDERATION): tests/federation/package-lock.json
 	npm ci --prefix tests/federation --no-audit --no-fund --loglevel=error
 	touch $(FEDERATION)
 
+# Real subscription clients (npm graphql-ws, Apollo Client's GraphQLWsLink) for
+# tests/gateway/subscriptions/test_real_clients.py, at the versions of its package-lock.json.
+WS_CLIENTS := tests/ws_clients/node_modules/.package-lock.json
+$(WS_CLIENTS): tests/ws_clients/package-lock.json
+	npm ci --prefix tests/ws_clients --no-audit --no-fund --loglevel=error
+	touch $(WS_CLIENTS)
+
 # schema.graphql is the printed SDL; a test fails until it is regenerated after a schema change.
 schema: $(STAMP)
 	$(BIN)/insight-gateway schema > schema.graphql
@@ -65,7 +72,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-pytest: $(STAMP) graphiql-assets $(DYNALITE) $(FEDERATION)
+pytest: $(STAMP) graphiql-assets $(DYNALITE) $(FEDERATION) $(WS_CLIENTS)
 	$(BIN)/pytest
 
 # The performance benchmark (bench/): dynalite from npm, the gateway under uvicorn, one table.

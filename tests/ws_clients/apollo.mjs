@@ -17,7 +17,6 @@ const link = new GraphQLWsLink(
     url,
     webSocketImpl: WebSocket, // node 20 has no global WebSocket
     connectionParams: () => ({ Authorization: `Bearer ${token}` }),
-    retryAttempts: 0,
   }),
 );
 const client = new ApolloClient({ link, cache: new InMemoryCache() });

@@ -12,7 +12,6 @@ const client = createClient({
   url,
   webSocketImpl: WebSocket, // node 20 has no global WebSocket
   connectionParams: { Authorization: `Bearer ${token}` },
-  retryAttempts: 0, // what the gateway answers, not a reconnection, is what the test reads
 });
 
 client.subscribe(

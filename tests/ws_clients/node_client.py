@@ -25,7 +25,7 @@ def require_node() -> None:
     """Skips the test when node is absent (fails it in CI); raises when the packages are not
     installed (`make` installs them)."""
     if shutil.which("node") is None:
-        reason = "the real-client tests need node (npm ci --prefix tests/ws_clients)"
+        reason = "node is not on PATH: the real-client tests (tests/ws_clients) run on it"
         if os.environ.get("CI") == "true":
             pytest.fail(reason)
         pytest.skip(reason)

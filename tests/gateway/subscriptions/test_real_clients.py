@@ -13,7 +13,7 @@ import pytest
 from gateway.settings import Settings
 from loaders.tables import Table
 from tests.gateway.subscriptions.conftest import OTHER, USER, LiveGateway, set_low_balance_alert
-from tests.ws_clients.node_client import node_client
+from tests.ws_clients.node_client import node_client, require_node
 
 VIEWER_CHANGED = "subscription { viewerChanged(initial: true) { id lowBalanceAlert } }"
 VIEWER = "{ viewer { id lowBalanceAlert } }"
@@ -25,6 +25,12 @@ USER_CHANGED = (
     "subscription Watch($ids: [ID!]!) { userChanged(ids: $ids, initial: true) "
     "{ id lowBalanceAlert } }"
 )
+
+
+@pytest.fixture(autouse=True)
+def node() -> None:
+    """Before the gateway starts: without node, skip (fail in CI)."""
+    require_node()
 
 
 async def query(live: LiveGateway, token: str, document: str, **variables: Any) -> Any:
