@@ -50,6 +50,13 @@ $(FEDERATION): tests/federation/package-lock.json
 	npm ci --prefix tests/federation --no-audit --no-fund --loglevel=error
 	touch $(FEDERATION)
 
+# Apollo Client (its BatchHttpLink), the GraphQL client the batching test drives against a
+# running gateway (tests/clients), at the versions of its committed package-lock.json.
+CLIENTS := tests/clients/node_modules/.package-lock.json
+$(CLIENTS): tests/clients/package-lock.json
+	npm ci --prefix tests/clients --no-audit --no-fund --loglevel=error
+	touch $(CLIENTS)
+
 # Real subscription clients (npm graphql-ws, Apollo Client's GraphQLWsLink) for
 # tests/gateway/subscriptions/test_real_clients.py, at the versions of its package-lock.json.
 WS_CLIENTS := tests/ws_clients/node_modules/.package-lock.json
@@ -61,8 +68,12 @@ $(WS_CLIENTS): tests/ws_clients/package-lock.json
 schema: $(STAMP)
 	$(BIN)/insight-gateway schema > schema.graphql
 
-serve: $(STAMP) graphiql-assets
-	$(BIN)/insight-gateway serve --embedded
+# `make serve PORT=8001` when 8000 is taken. Without npm (or a network) GraphiQL's assets are
+# skipped with a warning, and the page loads its scripts from the public CDN.
+PORT ?= 8000
+serve: $(STAMP)
+	$(BIN)/python -m gateway.http.graphiql_assets --optional
+	$(BIN)/insight-gateway serve --embedded --port $(PORT)
 
 test: lint pytest
 
@@ -72,7 +83,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-pytest: $(STAMP) graphiql-assets $(DYNALITE) $(FEDERATION) $(WS_CLIENTS)
+pytest: $(STAMP) graphiql-assets $(DYNALITE) $(FEDERATION) $(CLIENTS) $(WS_CLIENTS)
 	$(BIN)/pytest
 
 # The performance benchmark (bench/): dynalite from npm, the gateway under uvicorn, one table.

@@ -9,11 +9,13 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route, WebSocketRoute
 
+from gateway.http.batch import BatchStart
 from gateway.http.cors import cors_middleware
-from gateway.http.graphiql import GraphiQLDefaults, graphiql_static_mount
+from gateway.http.graphiql import GraphiQLDefaults, graphiql_redirect_route, graphiql_static_mount
 from gateway.http.graphql_view import GatewayGraphQL
 from gateway.http.operation_gate import OperationGate
 from gateway.observability.dynamodb_failures import FailureLog
+from gateway.observability.field_usage import FieldUsage
 from gateway.observability.health import healthz, readyz
 from gateway.observability.logs import AccessLog
 from gateway.observability.metrics import HttpMetrics, Metrics
@@ -47,6 +49,7 @@ def create_app(
     tracing = tracing_from_settings(settings)
     metrics = Metrics()
     subscription_metrics = SubscriptionMetrics(metrics.registry)
+    field_usage = FieldUsage(metrics.registry, settings.field_usage_max_clients)
     failures = FailureLog()
 
     @asynccontextmanager
@@ -88,6 +91,9 @@ def create_app(
             metrics.schema_extension,
             *request_extensions(settings.query_limits, cost),
             lambda: BudgetCharge(budgets, cost),
+            field_usage.schema_extension,
+            # Last before execution: a batch's queries start resolving together.
+            BatchStart,
             *tracing.schema_extensions,
         ],
         federation=settings.federation,
@@ -98,7 +104,14 @@ def create_app(
     )
     if gate.trusted is not None:
         metrics.operation_label = gate.trusted.label_of
-    graphql = GatewayGraphQL(schema, settings=settings, clock=clock, graphiql=graphiql, gate=gate)
+    graphql = GatewayGraphQL(
+        schema,
+        settings=settings,
+        clock=clock,
+        graphiql=graphiql,
+        gate=gate,
+        count_error=metrics.count_error,
+    )
     app = Starlette(
         routes=[
             # Every method reaches the view, which answers the wrong ones with a GraphQL 405.
@@ -109,6 +122,8 @@ def create_app(
             Route("/readyz", readyz, methods=["GET"]),
             Route("/metrics", metrics.endpoint, methods=["GET"]),
             graphiql_static_mount(),
+            # With GraphiQL on, `/` leads a browser to it; off, `/` stays a plain 404.
+            *([graphiql_redirect_route()] if settings.graphiql else []),
         ],
         # Outermost: every answer is counted, CORS refusals too.
         middleware=[
@@ -121,5 +136,6 @@ def create_app(
     app.state.settings = settings
     app.state.metrics = metrics
     app.state.subscription_metrics = subscription_metrics
+    app.state.field_usage = field_usage
     tracing.install(app)
     return app

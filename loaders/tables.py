@@ -7,6 +7,8 @@ import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from botocore.exceptions import ClientError
+
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
 
@@ -74,12 +76,18 @@ async def _create_table(
     if sort is not None:
         attributes.append({"AttributeName": sort, "AttributeType": "S"})
         schema.append({"AttributeName": sort, "KeyType": "RANGE"})
-    await client.create_table(
-        TableName=name,
-        AttributeDefinitions=attributes,  # type: ignore[arg-type]
-        KeySchema=schema,  # type: ignore[arg-type]
-        BillingMode="PAY_PER_REQUEST",
-    )
+    try:
+        await client.create_table(
+            TableName=name,
+            AttributeDefinitions=attributes,  # type: ignore[arg-type]
+            KeySchema=schema,  # type: ignore[arg-type]
+            BillingMode="PAY_PER_REQUEST",
+        )
+    except ClientError as error:
+        # A CreateTable that timed out on a loaded machine is retried by botocore, and the
+        # retry finds the table its first attempt made: that table is the one asked for.
+        if error.response.get("Error", {}).get("Code") != "ResourceInUseException":
+            raise
     waiter = client.get_waiter("table_exists")
     await waiter.wait(TableName=name, WaiterConfig={"Delay": 0.05, "MaxAttempts": 200})  # type: ignore[typeddict-item]
     if ttl and table in TTL_TABLES:

@@ -11,6 +11,8 @@ from strawberry.extensions import SchemaExtension
 from strawberry.schema.config import StrawberryConfig
 from strawberry.types import ExecutionContext
 
+from schema.cost_directives import add_cost_directives
+from schema.cost_policy import GATEWAY_COST_POLICY
 from schema.errors import GatewayErrors
 from schema.execution.executor import CompiledExecutionContext
 from schema.extensions.cost_report import CostReport
@@ -72,4 +74,7 @@ def build_schema(
         execution_context_class=CompiledExecutionContext if compiled_execution else None,
     )
     install_reread_resolvers(schema._schema)
+    if federation:
+        # The cost model as `@cost`/`@listSize` for routers (schema/cost_directives.py).
+        add_cost_directives(schema, GATEWAY_COST_POLICY)
     return schema

@@ -21,7 +21,9 @@ class EmbeddedDynamoDB:
     mock does not intercept aiobotocore reliably)."""
 
     def __init__(self, port: int | None = None) -> None:
-        self.port = port or free_port()
+        # Port 0 by default: the kernel picks it as the server binds, so that no other process
+        # on the machine can take it between a free-port probe and the bind.
+        self.port = port or 0
         self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
 
     @property
@@ -35,6 +37,7 @@ class EmbeddedDynamoDB:
         # werkzeug logs every request moto serves; the gateway's own logs are what matter.
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
         self._server.start()
+        self.port = self._server.get_host_and_port()[1]
 
     def stop(self) -> None:
         self._server.stop()

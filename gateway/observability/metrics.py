@@ -49,7 +49,8 @@ class Metrics:
         )
         self.operation_errors = Counter(
             "gateway_graphql_errors",
-            "GraphQL errors answered, by extensions.code",
+            "GraphQL errors answered, by the extensions.code the client saw (counted where "
+            "the answer is written: parse, validation, refusals and field errors alike)",
             ["code"],
             registry=r,
         )
@@ -161,6 +162,10 @@ class Metrics:
         """An extension instance for one execution (build_schema takes this factory)."""
         return OperationMetrics(self)
 
+    def count_error(self, code: str) -> None:
+        """One error answered with `code` (the GraphQL view calls it per error it sends)."""
+        self.operation_errors.labels(code).inc()
+
     def middleware(self, app: ASGIApp) -> ASGIApp:
         return HttpMetrics(app, self)
 
@@ -217,9 +222,6 @@ class OperationMetrics(SchemaExtension):
             self.metrics.operation_dynamodb_calls.labels(operation).observe(calls.calls)
             self.metrics.operation_round_trips.labels(operation).observe(calls.round_trips)
             self.metrics.operation_read_units.labels(operation).observe(calls.read_capacity_units)
-        for error in errors:
-            code = (error.extensions or {}).get("code") or "UNCODED"
-            self.metrics.operation_errors.labels(str(code)).inc()
 
 
 class HttpMetrics:

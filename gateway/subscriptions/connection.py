@@ -33,6 +33,14 @@ class Connection:
     expires_at: float | None = None
     #: The client's address, for log lines.
     peer: str = field(default="")
+    #: The upgrade request's X-Request-ID (or a new one): every operation's Context has it.
+    request_id: str = ""
+
+    @classmethod
+    def of(cls, websocket: WebSocket, request_id: str) -> Connection:
+        client = websocket.client
+        peer = f"{client.host}:{client.port}" if client else ""
+        return cls(websocket, peer=peer, request_id=request_id)
 
 
 class BoundedWebSocketAdapter(ASGIWebSocketAdapter):

@@ -107,6 +107,9 @@ class Group:
     timer: asyncio.TimerHandle | None = None
     #: The wait before the next retry of a re-read DynamoDB failed (0: none failed).
     retry: float = 0.0
+    #: The last answer read: an equal new one is replaced by it, so that each subscriber
+    #: finds it unchanged by identity, and the deep comparison is made once per group.
+    last: Payload | None = None
 
 
 class Events:
@@ -272,6 +275,8 @@ class LiveHub:
         targets = set(group.subscribers) if group.dirty else set(group.initial)
         group.dirty = False
         group.initial.clear()
+        if not targets:
+            return
         group.running = True
         task = asyncio.create_task(self._reread(group, targets))
         self._tasks.add(task)
@@ -282,6 +287,9 @@ class LiveHub:
         try:
             payload = await self.execute(group.key, group.variables)
             self._observer.reread()
+            if payload == group.last:
+                payload = group.last
+            group.last = payload
             for subscriber in targets & group.subscribers:
                 subscriber.offer(group.key.user_id, payload)
             failed = _unavailable(payload)

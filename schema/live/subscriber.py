@@ -82,7 +82,8 @@ class Subscriber:
         while True:
             user_id, payload = await self.mailbox.get()
             payload = await self._charged(user_id, payload)
-            if self._last_sent.get(user_id) == payload:
+            last = self._last_sent.get(user_id)
+            if last is payload or last == payload:
                 continue
             await self._send(payload)
             self._last_sent[user_id] = payload

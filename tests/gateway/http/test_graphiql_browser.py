@@ -76,7 +76,7 @@ def embedded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedded]:
             _wait_until_healthy(url, process, output)
             printed = output.read_text()
             assert f"GraphiQL: {url}/graphql" in printed
-            token = re.search(r"pre-filled in GraphiQL:\n(\S+)\n", printed)
+            token = re.search(r"^export DASHBOARD_TOKEN=(\S+)$", printed, re.M)
             assert token is not None, printed
             yield Embedded(url=url, token=token.group(1))
         finally:
@@ -197,6 +197,40 @@ def _editor_value(page: Page, selector: str) -> str:
         "(selector) => document.querySelector(selector).CodeMirror.getValue()", selector
     )
     return value
+
+
+def test_a_link_to_a_query_opens_graphiql_on_it_through_the_root(
+    embedded: Embedded, tmp_path: Path
+) -> None:
+    from urllib.parse import urlencode
+
+    from playwright.sync_api import sync_playwright
+
+    query = "query Linked($id: ID!) { user(id: $id) { id lowBalanceAlert } }"
+    variables = json.dumps({"id": ADA})
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
+        )
+        try:
+            page = browser.new_page()
+            # A link to the root, as a person would share it: `/` leads to `/graphql`.
+            page.goto(f"{embedded.url}/?{urlencode({'query': query, 'variables': variables})}")
+            page.wait_for_selector(QUERY_EDITOR, timeout=20_000)
+            landed = page.url
+            opened = _editor_value(page, QUERY_EDITOR)
+            page.click(".graphiql-execute-button")
+            page.wait_for_function(
+                "() => document.querySelector('.result-window').innerText.includes('100.00')",
+                timeout=20_000,
+            )
+            result = json.loads(_editor_value(page, RESULT))
+        finally:
+            browser.close()
+
+    assert landed.startswith(embedded.url + "/graphql?")
+    assert opened == query
+    assert result == {"data": {"user": {"id": ADA, "lowBalanceAlert": "100.00"}}}
 
 
 def test_graphiql_runs_a_subscription_over_the_gateways_own_websocket(

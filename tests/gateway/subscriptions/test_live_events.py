@@ -26,10 +26,12 @@ from tests.schema.test_user_fields import payday_item
 
 
 def setting_event(operation_id: str, dollars: str | None, user: str = USER) -> dict[str, Any]:
+    """The event of a setting written as `dollars` (a Decimal is sent with two decimals)."""
+    shown = None if dollars is None else f"{dollars}.00"
     return {
         "id": operation_id,
         "type": "next",
-        "payload": {"data": {"userChanged": {"id": user, "lowBalanceAlert": dollars}}},
+        "payload": {"data": {"userChanged": {"id": user, "lowBalanceAlert": shown}}},
     }
 
 
@@ -163,7 +165,7 @@ async def test_initial_sends_each_ids_current_state_first(
             {
                 "id": "1",
                 "type": "next",
-                "payload": {"data": {"userChanged": {"id": USER, "lowBalanceAlert": "40"}}},
+                "payload": {"data": {"userChanged": {"id": USER, "lowBalanceAlert": "40.00"}}},
             },
             {
                 "id": "1",

@@ -302,3 +302,20 @@ async def test_an_acknowledged_socket_is_pinged(live: LiveGateway) -> None:
         await socket.init(live.token())
         raw = await asyncio.wait_for(socket.connection.recv(), 10)
     assert json.loads(raw) == {"type": "ping"}
+
+
+async def test_queries_over_the_socket_are_charged_to_the_budget(
+    settings: Settings, clock: FixedClock
+) -> None:
+    async with (
+        live_gateway(settings, clock, rate_limit_user="1/minute") as live,
+        open_socket(live.url) as socket,
+    ):
+        await socket.init(live.token())
+        await socket.subscribe("1", "{ viewer { id } }")
+        assert (await socket.receive())["payload"] == {"data": {"viewer": {"id": USER}}}
+        assert await socket.receive() == {"id": "1", "type": "complete"}
+        await socket.subscribe("2", "{ viewer { id } }")
+        refused = await socket.receive()
+    assert refused["payload"]["data"] is None
+    assert refused["payload"]["errors"][0]["extensions"]["code"] == "RATE_LIMITED"

@@ -28,5 +28,5 @@ async def test_a_write_straight_to_dynamodb_reaches_the_subscriber(
         assert message == {
             "id": "1",
             "type": "next",
-            "payload": {"data": {"userChanged": {"id": USER, "lowBalanceAlert": "25"}}},
+            "payload": {"data": {"userChanged": {"id": USER, "lowBalanceAlert": "25.00"}}},
         }

@@ -57,7 +57,7 @@ async def test_a_re_read_executes_the_document_for_one_user_strongly_consistent(
     query = "subscription($ids: [ID!]!) { userChanged(ids: $ids) { id lowBalanceAlert } }"
     key = GroupKey(query, None, '{"ids": ["u-7"]}', "dashboard", "u-7")
     payload = await hub.execute(key, {"ids": ["u-7"]})
-    assert payload == {"data": {"userChanged": {"id": "u-7", "lowBalanceAlert": "12.5"}}}
+    assert payload == {"data": {"userChanged": {"id": "u-7", "lowBalanceAlert": "12.50"}}}
     [read] = calls
     assert read.operation == "batch_get_item"
     assert read.params["RequestItems"][dynamo.tables.balance_settings]["ConsistentRead"] is True

@@ -1,0 +1,77 @@
+"""The GraphQL view's WebSocket side (mixed into gateway/http/graphql_view.py)."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any
+
+from starlette.websockets import WebSocket
+from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
+
+from gateway.settings import Settings
+from gateway.subscriptions.connection import BoundedWebSocketAdapter, Connection
+from gateway.subscriptions.transport import LiveTransport
+from loaders.deadline import start_deadline
+from schema.clock import Clock
+from schema.context import Context, build_context
+from schema.live import LiveHub
+
+logger = logging.getLogger("gateway.subscriptions")
+
+#: A WebSocket must send `connection_init` this soon (else 4408).
+CONNECTION_INIT_WAIT = timedelta(seconds=10)
+#: The server pings an acknowledged socket this often (the client answers pong).
+KEEPALIVE_SECONDS = 15.0
+
+
+def socket_options(settings: Settings) -> dict[str, Any]:
+    """strawberry's view arguments for the sockets: graphql-transport-ws only (the legacy
+    `graphql-ws` subprotocol is refused, 4406), its timeouts and bound."""
+    return {
+        "keep_alive_interval": KEEPALIVE_SECONDS,
+        "subscription_protocols": (GRAPHQL_TRANSPORT_WS_PROTOCOL,),
+        "connection_init_wait_timeout": CONNECTION_INIT_WAIT,
+        "max_subscriptions_per_connection": settings.subscriptions_max_per_connection,
+    }
+
+
+class SubscriptionSockets:
+    """The hooks gateway/subscriptions/transport.py calls on the view."""
+
+    graphql_transport_ws_handler_class = LiveTransport
+    websocket_adapter_class = BoundedWebSocketAdapter
+    settings: Settings
+    clock: Clock
+
+    @property
+    def max_frame_bytes(self) -> int:
+        return self.settings.max_body_bytes
+
+    async def serve_websocket(self, websocket: WebSocket) -> None:
+        if not self.settings.subscriptions:
+            # No subscriptions: refuse the handshake rather than hold a socket open.
+            await websocket.close(code=1008)
+            return
+        offered = websocket.scope.get("subprotocols") or []
+        if GRAPHQL_TRANSPORT_WS_PROTOCOL not in offered:
+            logger.info("WebSocket offering %s, not graphql-transport-ws: closing 4406", offered)
+        run: Any = getattr(self, "run")  # noqa: B009 (strawberry's, on the view it mixes into)
+        await run(websocket)
+
+    def operation_context(self, connection: Connection) -> Context:
+        """A fresh Context for one operation of a socket: its own loaders and deadline."""
+        assert connection.principal is not None
+        start_deadline(self.settings.request_deadline_seconds)
+        websocket = connection.websocket
+        return build_context(
+            dynamo=websocket.app.state.dynamo,
+            principal=connection.principal,
+            clock=self.clock,
+            request_id=connection.request_id,
+            locks=getattr(websocket.app.state, "locks", None),
+        )
+
+    def live_hub(self, connection: Connection) -> LiveHub:
+        hub: LiveHub = connection.websocket.app.state.live
+        return hub
