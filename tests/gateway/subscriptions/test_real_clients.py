@@ -56,14 +56,14 @@ async def test_graphql_ws_gets_the_initial_state_then_a_write_made_straight_to_d
         initial = await ws.line()
         viewer = (await query(live, token, VIEWER))["viewer"]
         assert initial == {"next": {"data": {"viewerChanged": viewer}}}
-        assert viewer == {"id": USER, "lowBalanceAlert": "40"}
+        assert viewer == {"id": USER, "lowBalanceAlert": "40.00"}
 
         await set_low_balance_alert(dynamodb, settings, USER, "65")
         await live.publish(Table.BALANCE_SETTINGS, USER)
         changed = await ws.line()
         viewer = (await query(live, token, VIEWER))["viewer"]
         assert changed == {"next": {"data": {"viewerChanged": viewer}}}
-        assert viewer == {"id": USER, "lowBalanceAlert": "65"}
+        assert viewer == {"id": USER, "lowBalanceAlert": "65.00"}
 
 
 async def test_graphql_ws_receives_forbidden_in_its_error_sink_before_any_read(
@@ -113,7 +113,7 @@ async def test_apollo_clients_graphql_ws_link_answers_a_query_then_a_subscriptio
         users = (await query(live, token, USERS_AS_SENT, ids=ids))["users"]
         assert await apollo.line() == {"query": {"users": users}}
         assert users == [
-            {"id": USER, "lowBalanceAlert": "40", "__typename": "User"},
+            {"id": USER, "lowBalanceAlert": "40.00", "__typename": "User"},
             {"id": WATCHED, "lowBalanceAlert": None, "__typename": "User"},
         ]
         # `initial: true`: each id's current state, in either order.
@@ -127,4 +127,4 @@ async def test_apollo_clients_graphql_ws_link_answers_a_query_then_a_subscriptio
         changed = await apollo.line()
         users = (await query(live, token, USERS_AS_SENT, ids=ids))["users"]
         assert changed == {"next": {"data": {"userChanged": users[1]}}}
-        assert users[1]["lowBalanceAlert"] == "12"
+        assert users[1]["lowBalanceAlert"] == "12.00"
