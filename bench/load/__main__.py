@@ -197,7 +197,10 @@ def main() -> int:
             status = asyncio.run(run(topo, args))
     if args.live_subscriptions:
         with topology(
-            workdir / "live", seed_live, backend=lambda: MotoServer(workdir / "live" / "moto.log"), live=True
+            workdir / "live",
+            seed_live,
+            backend=lambda: MotoServer(workdir / "live" / "moto.log"),
+            live=True,
         ) as topo:
             status = max(status, asyncio.run(run_live(topo, args)))
     return status

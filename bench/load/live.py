@@ -9,6 +9,12 @@ a subscription when an event shows its amount or a larger one (a later write's, 
 one that never is, by the end of the settle time, is missed. Latency counts from the
 instant the write was sent (its commit is later), so it is an upper bound.
 
+The replicas' coherent cache is on too: after each write, its user's `viewer` query is
+polled through nginx every 100 ms until an answer shows the write (the time from the
+write's send to that answer is its visibility), and every answer is judged: one that shows
+less than a write answered more than the cache's lag bound before the query was sent is
+wrong.
+
 The DynamoDB is moto's server (dynalite has no streams): the writes go at a rate moto
 sustains, measured first and reported.
 """
@@ -44,6 +50,12 @@ READY_SECONDS = 180.0
 SETTLE_SECONDS = 30.0
 IDLE_SECONDS = 3.0
 STREAMED_TABLES = ("pave", "income_detection", "balance_settings")
+VIEWER = "query LiveViewer { viewer { id incomeVerification { amountInCents } } }"
+POLL_SECONDS = 0.1
+VISIBLE_WITHIN_SECONDS = 10.0
+#: INSIGHT_CACHE_MAX_LAG_SECONDS's default: how stale the feed may be before the cache is
+#: bypassed, so the most an answer may trail a committed write.
+CACHE_LAG_SECONDS = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +65,7 @@ class Write:
     via: str
     sent: float
     error: str | None
+    answered: float = 0.0
 
 
 @dataclass
@@ -74,6 +87,13 @@ class LiveResult:
     rss_idle: dict[str, float] = field(default_factory=dict)
     rereads: float = 0.0
     ready_seconds: float = 0.0
+    #: Seconds from a write's send to the first query answer showing it.
+    visibility: list[float] = field(default_factory=list)
+    invisible: list[str] = field(default_factory=list)
+    #: Query answers: (user, sent, amount shown).
+    answers: list[tuple[str, float, int | None]] = field(default_factory=list)
+    wrong: list[str] = field(default_factory=list)
+    cache: dict[str, float] = field(default_factory=dict)
 
     def percentile_ms(self, share: float) -> float:
         ordered = sorted(self.latencies)
@@ -213,10 +233,14 @@ async def run_live_phase(
                 [await scrape(r.port, "gateway_subscription_rereads_total") for r in topo.replicas]
             )
             result.rereads = after - rereads
+            for metric in ("hits", "misses", "bypasses"):
+                name = f"gateway_cache_{metric}_total"
+                result.cache[metric] = sum([await scrape(r.port, name) for r in topo.replicas])
         finally:
             stop.set()
             await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 30)
     judge(clients, result)
+    judge_answers(result)
     return result
 
 
@@ -246,7 +270,11 @@ async def write_load(
                     error = await mutate(topo.url, given.dashboard, user, amount, session)
             except Exception as failure:  # a failed write is reported, never judged as missed
                 via, error = "direct" if n % 2 == 0 else "mutation", repr(failure)[:200]
-            result.writes.append(Write(user, amount, via, sent, error))
+            result.writes.append(Write(user, amount, via, sent, error, time.monotonic()))
+            if error is None:
+                await poll_until_visible(
+                    topo.url, given.viewers[user], user, amount, sent, result, session
+                )
 
         started = time.monotonic()
         pending: list[asyncio.Task[None]] = []
@@ -289,6 +317,53 @@ async def mutate(
     if body.get("errors") or (body.get("data") or {}).get("setIncomeVerification") is None:
         return f"HTTP {answer.status}: {str(body)[:200]}"
     return None
+
+
+async def poll_until_visible(
+    url: str,
+    token: str,
+    user: str,
+    amount: int,
+    sent: float,
+    result: LiveResult,
+    session: aiohttp.ClientSession,
+) -> None:
+    """The user's `viewer` every 100 ms until an answer shows `amount` (or a later one)."""
+    deadline = sent + VISIBLE_WITHIN_SECONDS
+    while time.monotonic() < deadline:
+        asked = time.monotonic()
+        try:
+            async with session.post(
+                url + "/graphql",
+                json={"query": VIEWER},
+                headers={"Authorization": f"Bearer {token}"},
+                timeout=aiohttp.ClientTimeout(total=10),
+            ) as answer:
+                body = await answer.json(content_type=None)
+            viewer = (body.get("data") or {}).get("viewer") or {}
+            shown = (viewer.get("incomeVerification") or {}).get("amountInCents")
+        except (aiohttp.ClientError, TimeoutError, ValueError) as error:
+            result.wrong.append(f"query for {user} failed: {error!r:.200}")
+            return
+        result.answers.append((user, asked, shown))
+        if (shown or 0) >= amount:
+            result.visibility.append(time.monotonic() - sent)
+            return
+        await asyncio.sleep(POLL_SECONDS)
+    result.invisible.append(f"{amount} to {user} not shown within {VISIBLE_WITHIN_SECONDS} s")
+
+
+def judge_answers(result: LiveResult) -> None:
+    """An answer is wrong when it shows less than a write to its user that was answered
+    more than the cache's lag bound before the query was sent."""
+    for user, asked, shown in result.answers:
+        settled = [
+            w.amount
+            for w in result.writes
+            if w.user == user and w.error is None and w.answered < asked - CACHE_LAG_SECONDS
+        ]
+        if settled and (shown or 0) < max(settled):
+            result.wrong.append(f"{user} showed {shown} after {max(settled)} was written")
 
 
 def final_amounts(result: LiveResult) -> dict[str, int]:
@@ -374,8 +449,23 @@ def report(result: LiveResult) -> str:
         "included (target ≤ 50 KiB)",
         f"- reconnects: {result.reconnects}",
     ]
+    visible = sorted(result.visibility)
+    p99 = (
+        visible[min(len(visible) - 1, int(len(visible) * 0.99))] * 1000 if visible else float("nan")
+    )
+    p50 = statistics.median(visible) * 1000 if visible else float("nan")
+    lines += [
+        f"- with the cache on: {len(result.answers)} `viewer` answers polled after the writes, "
+        f"{len(result.wrong)} wrong (target 0); write → first answer showing it: p50 {p50:.0f} ms, "
+        f"p99 {p99:.0f} ms over {len(visible)} writes (target p99 ≤ 2,000 ms); "
+        f"{len(result.invisible)} not shown within {VISIBLE_WITHIN_SECONDS:.0f} s",
+        "- cache (both replicas, whole phase): "
+        + ", ".join(f"{name} {count:.0f}" for name, count in result.cache.items()),
+    ]
     for name, away in result.restarts:
         lines.append(f"- rolling restart: {name} SIGTERMed and ready again in {away:.1f} s")
+    lines += [f"  - wrong: {wrong}" for wrong in result.wrong[:5]]
+    lines += [f"  - not shown: {miss}" for miss in result.invisible[:5]]
     lines += [f"  - missed: {miss}" for miss in result.missed[:5]]
     lines += [f"  - failed write: {w.via} {w.amount}: {w.error}" for w in failed[:5]]
     lines += [f"  - client: {error}" for error in result.client_errors[:5]]
@@ -386,6 +476,10 @@ def live_problems(result: LiveResult) -> list[str]:
     problems = []
     if result.missed:
         problems.append(f"live: {len(result.missed)} missed")
+    if result.wrong or result.invisible:
+        problems.append(
+            f"live: {len(result.wrong)} wrong answers, {len(result.invisible)} writes never shown"
+        )
     if any(w.error for w in result.writes):
         problems.append(f"live: {sum(1 for w in result.writes if w.error)} writes failed")
     return problems

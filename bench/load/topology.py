@@ -212,12 +212,14 @@ LIVE_LEASE_SECONDS = "5"
 
 
 def live_env(shared: Mapping[str, str]) -> dict[str, str]:
-    """Subscriptions on, the change feed through the budgets' Redis (publish/subscribe)."""
+    """Subscriptions and the coherent cache on, the change feed through the budgets' Redis
+    (publish/subscribe)."""
     redis = shared.get("INSIGHT_RATE_LIMIT_STORAGE_URI")
     if redis is None:
         raise RuntimeError("the live phase needs redis-server: apt-get install redis-server")
     return {
         "INSIGHT_SUBSCRIPTIONS": "true",
+        "INSIGHT_CACHE": "on",
         "INSIGHT_CHANGE_FEED_URI": redis,
         "INSIGHT_STREAM_LEASE_SECONDS": LIVE_LEASE_SECONDS,
     }

@@ -2,8 +2,9 @@
 server (with DynamoDB Streams), subscriptions on, the change feed through a real
 redis-server; subscriptions open on both replicas while writes land straight to DynamoDB
 and through the mutation, and replica-1 is restarted mid-run. Every write is seen by every
-subscription of its user (0 missed), sockets cut by the restart come back, and the re-reads
-stay within one per change per distinct document and replica. (`make load` is the full
+subscription of its user (0 missed), sockets cut by the restart come back, the re-reads
+stay within one per change per distinct document and replica, and with the coherent cache
+on every write shows in a query answer and no answer is stale past the feed's lag bound. (`make load` is the full
 run, with its figures.)"""
 
 from __future__ import annotations
@@ -51,5 +52,10 @@ def test_every_write_reaches_every_subscriber_through_a_rolling_restart(tmp_path
     # Both replicas served subscriptions, and the sockets on the restarted one came back.
     assert all(count > 0 for count in result.spread.values()), result.spread
     assert result.reconnects > 0
+    # With the cache on, every write showed in a query answer, and no answer trailed a
+    # write answered more than the feed's lag bound before it was asked.
+    assert result.wrong == []
+    assert result.invisible == []
+    assert len(result.visibility) == WRITES
     # At most one re-read per change per distinct document (2 here) on each replica (2).
     assert 0 < result.rereads <= 4 * WRITES
