@@ -20,19 +20,29 @@ COPY --from=node /usr/local/bin/node /usr/local/bin/node
 COPY --from=node /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/npm
 RUN ln -s /usr/local/lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm
 WORKDIR /src
-COPY pyproject.toml README.md ./
+COPY pyproject.toml uv.lock README.md ./
 COPY gateway ./gateway
 COPY loaders ./loaders
 COPY schema ./schema
 # Fetched and checked against their pinned hashes, then shipped inside the wheel.
 RUN python -m gateway.http.graphiql_assets
-# With the otel extra, so that INSIGHT_OTEL_ENABLED=true works in the image as it is. Then the
-# venv's own pip and setuptools go: the runtime installs nothing.
-RUN python -m venv /opt/venv \
+# The locked versions and nothing else: uv (in a venv of its own, left behind with this stage)
+# exports uv.lock's runtime packages with the otel extra, so that INSIGHT_OTEL_ENABLED=true works
+# in the image as it is, each with its hashes; pip installs exactly those (--require-hashes,
+# --no-deps: nothing resolved here), then the wheel without dependencies, and `pip check` proves
+# the set complete. Then the venv's own pip and setuptools go: the runtime installs nothing.
+# uv's version is the Makefile's UV_VERSION (tests/test_dependency_lock.py).
+RUN python -m venv /opt/uv \
+    && /opt/uv/bin/pip install --no-cache-dir --quiet uv==0.13.9 \
+    && /opt/uv/bin/uv export --frozen --no-dev --no-emit-project --extra otel \
+        --format requirements-txt --output-file /tmp/requirements.txt \
+    && python -m venv /opt/venv \
     && /opt/venv/bin/pip install --no-cache-dir --upgrade pip \
+    && /opt/venv/bin/pip install --no-cache-dir --require-hashes --no-deps -r /tmp/requirements.txt \
     && /opt/venv/bin/pip wheel --no-cache-dir --no-deps --wheel-dir /wheels . \
     && wheel="$(ls /wheels/insight_gateway-*.whl)" \
-    && /opt/venv/bin/pip install --no-cache-dir "${wheel}[otel]" \
+    && /opt/venv/bin/pip install --no-cache-dir --no-deps "${wheel}" \
+    && /opt/venv/bin/pip check \
     && /opt/venv/bin/python -m pip uninstall --yes --quiet pip setuptools
 
 FROM ${PYTHON_IMAGE} AS runtime

@@ -3,14 +3,33 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# uv (from PyPI, installed into the venv by pip) installs exactly what uv.lock says
+# (docs/development.md). The Dockerfile installs the same version; tests/test_dependency_lock.py
+# holds the two together.
+UV_VERSION := 0.13.9
+UV := $(BIN)/uv
+# The extras this machine needs: dev (which brings otel and embedded) for the tests and serve.
+EXTRAS := --extra dev
 
-.PHONY: serve test lint pytest bench clean graphiql-assets schema fuzz
+.PHONY: serve test lint pytest bench clean graphiql-assets schema fuzz lock
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+# A changed pyproject.toml or uv.lock syncs the venv again: exactly the locked versions, the
+# project editable, anything else removed. --locked fails when uv.lock is stale (`make lock`).
+$(STAMP): pyproject.toml uv.lock $(UV)
+	$(UV) sync --quiet --locked $(EXTRAS)
 	touch $(STAMP)
+
+# The venv (python3's own venv module, so a machine with only python3 will do) and uv in it.
+$(UV): Makefile
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet uv==$(UV_VERSION)
+	touch $(UV)
+
+# Every dependency at the newest version its range in pyproject.toml allows, then the venv
+# synced to it. Run `make test` on the refreshed lock before committing it.
+lock: $(UV)
+	$(UV) lock --upgrade
+	$(MAKE) $(STAMP)
 
 # GraphiQL's scripts, fetched from the npm registry at pinned versions and never committed,
 # so that the page works without internet access (a no-op once they are present).
@@ -31,21 +50,33 @@ $(FEDERATION): tests/federation/package-lock.json
 	npm ci --prefix tests/federation --no-audit --no-fund --loglevel=error
 	touch $(FEDERATION)
 
+# Apollo Client (its BatchHttpLink), the GraphQL client the batching test drives against a
+# running gateway (tests/clients), at the versions of its committed package-lock.json.
+CLIENTS := tests/clients/node_modules/.package-lock.json
+$(CLIENTS): tests/clients/package-lock.json
+	npm ci --prefix tests/clients --no-audit --no-fund --loglevel=error
+	touch $(CLIENTS)
+
 # schema.graphql is the printed SDL; a test fails until it is regenerated after a schema change.
 schema: $(STAMP)
 	$(BIN)/insight-gateway schema > schema.graphql
 
-serve: $(STAMP) graphiql-assets
-	$(BIN)/insight-gateway serve --embedded
+# `make serve PORT=8001` when 8000 is taken. Without npm (or a network) GraphiQL's assets are
+# skipped with a warning, and the page loads its scripts from the public CDN.
+PORT ?= 8000
+serve: $(STAMP)
+	$(BIN)/python -m gateway.http.graphiql_assets --optional
+	$(BIN)/insight-gateway serve --embedded --port $(PORT)
 
 test: lint pytest
 
 lint: $(STAMP)
+	$(UV) lock --check
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-pytest: $(STAMP) graphiql-assets $(DYNALITE) $(FEDERATION)
+pytest: $(STAMP) graphiql-assets $(DYNALITE) $(FEDERATION) $(CLIENTS)
 	$(BIN)/pytest
 
 # The performance benchmark (bench/): dynalite from npm, the gateway under uvicorn, one table.

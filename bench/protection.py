@@ -35,15 +35,15 @@ from graphql import parse
 
 from gateway.app import create_app
 from gateway.auth.tokens import mint_token
-from gateway.http.budget_charge import BudgetCharge
 from gateway.http.graphql_request import Operation
 from gateway.http.operation_gate import OperationGate
-from gateway.http.rate_limit import Budgets, start_charges
 from gateway.http.response_headers import rate_limit_headers
+from gateway.protection.budget_charge import BudgetCharge
+from gateway.protection.rate_limit import Budgets, start_charges
 from gateway.settings import Settings
 from schema.clock import SystemClock
 from schema.cost_policy import GATEWAY_COST_POLICY
-from schema.document_memo import DocumentMemo
+from schema.extensions import CostMeasure
 from schema.principal import Principal
 from schema.root import build_schema
 from tests.redis_server import RedisServer
@@ -82,7 +82,7 @@ async def checks(settings: Settings, iterations: int) -> tuple[float, float]:
     schema = build_schema()
     gate = OperationGate.from_settings(settings, schema._schema)
     budgets = Budgets.from_settings(settings)
-    charge = BudgetCharge(budgets, GATEWAY_COST_POLICY, DocumentMemo())
+    charge = BudgetCharge(budgets, CostMeasure(GATEWAY_COST_POLICY))
     document = parse(LISTED)
     principal = Principal("bench-user")
     operation = Operation(LISTED, None, None, None)

@@ -254,7 +254,7 @@ async def run_rows(servers: Servers, direct_endpoints: dict[str, str]) -> list[R
 async def prepare(endpoint: str) -> None:
     session = aioboto3.Session()
     async with session.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1") as client:
-        await create_tables(client, table_names(), ttl=False)
+        await create_tables(client, table_names(), ttl=False, streams=False)
         dynamo = Dynamo(client, table_names())
         started = time.monotonic()
         count = await seed_users(dynamo, USERS, datetime.now(UTC), Settings())

@@ -3,30 +3,32 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route
 
-from gateway.http.budget_charge import BudgetCharge
+from gateway.http.batch import BatchStart
 from gateway.http.cors import cors_middleware
-from gateway.http.graphiql import GraphiQLDefaults, graphiql_static_mount
+from gateway.http.graphiql import GraphiQLDefaults, graphiql_redirect_route, graphiql_static_mount
 from gateway.http.graphql_view import GatewayGraphQL
 from gateway.http.operation_gate import OperationGate
-from gateway.http.rate_limit import Budgets
+from gateway.live import open_live_data
 from gateway.observability.dynamodb_failures import FailureLog
+from gateway.observability.field_usage import FieldUsage
 from gateway.observability.health import healthz, readyz
 from gateway.observability.logs import AccessLog
 from gateway.observability.metrics import HttpMetrics, Metrics
 from gateway.observability.tracing import tracing_from_settings
+from gateway.protection.budget_charge import BudgetCharge
+from gateway.protection.rate_limit import Budgets
 from gateway.resources import open_dynamo, settled_collector
 from gateway.settings import Settings
 from loaders.lock import LockClient
 from schema.clock import Clock, SystemClock
 from schema.cost_policy import GATEWAY_COST_POLICY
-from schema.document_memo import DocumentMemo
-from schema.extensions import request_extensions
+from schema.extensions import CostMeasure, request_extensions
 from schema.root import build_schema
 
 
@@ -45,6 +47,7 @@ def create_app(
 
     tracing = tracing_from_settings(settings)
     metrics = Metrics()
+    field_usage = FieldUsage(metrics.registry, settings.field_usage_max_clients)
     failures = FailureLog()
 
     @asynccontextmanager
@@ -56,23 +59,38 @@ def create_app(
             dynamo.abandon_observers.append(failures.observe_abandoned)
             # One lock client per process: one owner name, as a Go service has.
             app.state.locks = LockClient(dynamo)
-            try:
-                with settled_collector():
-                    yield
-            finally:
-                # From here /readyz answers 503 while the client closes.
-                del app.state.dynamo
+            # Live data (SPEC section 7): the change feed, fed by the stream readers; stopped
+            # (and their leases released) before the DynamoDB client closes.
+            async with AsyncExitStack() as live_stack:
+                if settings.subscriptions or settings.cache:
+                    live = await live_stack.enter_async_context(
+                        open_live_data(
+                            settings, dynamo, metrics.registry, app.state.locks.owner_name
+                        )
+                    )
+                    app.state.live_data = live
+                    app.state.change_feed = live.feed
+                try:
+                    with settled_collector():
+                        yield
+                finally:
+                    # From here /readyz answers 503 while the client closes.
+                    del app.state.dynamo
         await tracing.shutdown()
 
     # Per-client protection (issue 12): budgets charged after the limits, before execution;
     # the trusted documents, validated against the schema served, before parsing.
     budgets = Budgets.from_settings(settings, metrics.rate_limit_storage_errors.inc)
-    charge_memo: DocumentMemo[int] = DocumentMemo()
+    # One measure of each document's cost, for the cost limit and the charge alike.
+    cost = CostMeasure(GATEWAY_COST_POLICY)
     schema = build_schema(
         [
             metrics.schema_extension,
-            *request_extensions(settings.query_limits, GATEWAY_COST_POLICY),
-            lambda: BudgetCharge(budgets, GATEWAY_COST_POLICY, charge_memo),
+            *request_extensions(settings.query_limits, cost),
+            lambda: BudgetCharge(budgets, cost),
+            field_usage.schema_extension,
+            # Last before execution: a batch's queries start resolving together.
+            BatchStart,
             *tracing.schema_extensions,
         ],
         federation=settings.federation,
@@ -83,7 +101,14 @@ def create_app(
     )
     if gate.trusted is not None:
         metrics.operation_label = gate.trusted.label_of
-    graphql = GatewayGraphQL(schema, settings=settings, clock=clock, graphiql=graphiql, gate=gate)
+    graphql = GatewayGraphQL(
+        schema,
+        settings=settings,
+        clock=clock,
+        graphiql=graphiql,
+        gate=gate,
+        count_error=metrics.count_error,
+    )
     app = Starlette(
         routes=[
             # Every method reaches the view, which answers the wrong ones with a GraphQL 405.
@@ -92,6 +117,8 @@ def create_app(
             Route("/readyz", readyz, methods=["GET"]),
             Route("/metrics", metrics.endpoint, methods=["GET"]),
             graphiql_static_mount(),
+            # With GraphiQL on, `/` leads a browser to it; off, `/` stays a plain 404.
+            *([graphiql_redirect_route()] if settings.graphiql else []),
         ],
         # Outermost: every answer is counted, CORS refusals too.
         middleware=[
@@ -103,5 +130,6 @@ def create_app(
     )
     app.state.settings = settings
     app.state.metrics = metrics
+    app.state.field_usage = field_usage
     tracing.install(app)
     return app

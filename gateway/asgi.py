@@ -1,8 +1,9 @@
 """The entry point for uvicorn's own command line (the image's CMD):
 `uvicorn --factory gateway.asgi:create_app_from_environ`.
 
-It gives the gateway what `insight-gateway serve` gives it, JSON log lines on stderr with the
-request id, and takes its configuration only from the environment.
+It gives the gateway what `insight-gateway serve` gives it, log lines on stderr with the
+request id (JSON, unless INSIGHT_LOG_FORMAT or a terminal says otherwise), and takes its
+configuration only from the environment.
 """
 
 from __future__ import annotations
@@ -21,5 +22,5 @@ def create_app_from_environ() -> Starlette:
     settings = Settings.from_environ()
     # uvicorn has configured its plain-text logging by the time it calls the factory;
     # this replaces it, uvicorn's own loggers included, before the first request.
-    logging.config.dictConfig(log_config())
+    logging.config.dictConfig(log_config(settings.log_format))
     return create_app(settings)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import gc
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from importlib.metadata import version
+from typing import cast
 
 import aioboto3
 from aiobotocore.config import AioConfig
@@ -12,6 +14,7 @@ from aiobotocore.session import AioSession
 
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
+from loaders.streams import StreamsApi
 from loaders.wire_parser import FastResponseParserFactory
 
 
@@ -23,7 +26,8 @@ def dynamodb_session() -> aioboto3.Session:
     return aioboto3.Session(botocore_session=botocore_session)
 
 
-USER_AGENT = "insight-gateway/0.1"
+#: The package's own version (pyproject.toml's, as installed), never one written here by hand.
+USER_AGENT = f"insight-gateway/{version('insight-gateway')}"
 
 #: Seconds a pooled connection may stay idle before it is closed. aiobotocore's 12 s closes
 #: a dashboard's connections between two refreshes, and each new one costs a TCP (and TLS)
@@ -97,3 +101,25 @@ async def open_dynamo(settings: Settings) -> AsyncIterator[Dynamo]:
             max_concurrency=settings.max_pool_connections,
             unprocessed_deadline=settings.dynamodb_unprocessed_deadline_seconds,
         )
+
+
+@asynccontextmanager
+async def open_streams(settings: Settings) -> AsyncIterator[StreamsApi]:
+    """Open the process's DynamoDB Streams client, on the DynamoDB client's endpoint, region
+    and credentials (the same default chain), once, in the lifespan. Few attempts: the
+    stream readers back off and retry themselves."""
+    config = AioConfig(
+        max_pool_connections=16,
+        user_agent=USER_AGENT,
+        retries={"mode": "standard", "total_max_attempts": 2},
+        connect_timeout=settings.dynamodb_connect_timeout_seconds,
+        read_timeout=settings.dynamodb_read_timeout_seconds,
+        connector_args={"keepalive_timeout": KEEPALIVE_SECONDS},
+    )
+    async with aioboto3.Session().client(
+        "dynamodbstreams",
+        endpoint_url=settings.dynamodb_endpoint_url,
+        region_name=settings.region,
+        config=config,
+    ) as client:
+        yield cast("StreamsApi", client)

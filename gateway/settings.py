@@ -45,9 +45,13 @@ class Settings:
     otel_enabled: bool = False
     # Plain objects completed in one loop (schema/execution); off, graphql-core's own path.
     compiled_execution: bool = True
-    # HTTP hygiene (gateway/http/graphql_view.py). Batching is off unless a bound is set.
+    # HTTP hygiene (gateway/http/graphql_view.py). Batching (SPEC 4): up to 10 operations in
+    # one JSON array by default; 0 turns it off.
     max_body_bytes: int = 262_144
-    max_batch_operations: int = 0
+    max_batch_operations: int = 10
+    # Field usage per client (gateway/observability/field_usage.py): distinct client names
+    # labelled in `gateway_field_usage_total`; later ones are counted as `other`.
+    field_usage_max_clients: int = 50
     graphiql: bool = True
     introspection: bool = True
     cors_origins: tuple[str, ...] = ()
@@ -84,6 +88,9 @@ class Settings:
     cache: bool = False
     cache_max_bytes: int = 268_435_456
     cache_max_lag_seconds: float = 2.0
+    # Log lines (gateway/observability/logs.py): `auto` is `console` (plain, coloured lines)
+    # when stderr is a terminal, else `json` (one object a line, for production).
+    log_format: str = "auto"
 
     @property
     def query_limits(self) -> QueryLimits:
@@ -136,7 +143,10 @@ class Settings:
                 "INSIGHT_MAX_BODY_BYTES", 262_144, minimum=1024, maximum=64 * 1024 * 1024
             ),
             max_batch_operations=env.integer(
-                "INSIGHT_MAX_BATCH_OPERATIONS", 0, minimum=0, maximum=100
+                "INSIGHT_MAX_BATCH_OPERATIONS", 10, minimum=0, maximum=100
+            ),
+            field_usage_max_clients=env.integer(
+                "INSIGHT_FIELD_USAGE_MAX_CLIENTS", 50, minimum=0, maximum=1000
             ),
             graphiql=env.boolean("INSIGHT_GRAPHIQL", True),
             introspection=env.boolean("INSIGHT_INTROSPECTION", True),
@@ -163,12 +173,14 @@ class Settings:
                 "INSIGHT_SHUTDOWN_GRACE_SECONDS", 20.0, minimum=0, maximum=600
             ),
             federation=env.boolean("INSIGHT_FEDERATION", False),
+            log_format=env.choice("INSIGHT_LOG_FORMAT", LOG_FORMATS, "auto"),
         )
         return _with_live_data(_with_protection(settings, env), env)
 
 
 _BUDGET = re.compile(r"\s*([1-9][0-9]{0,8})\s*/\s*(second|minute|hour)\s*")
 TRUSTED_DOCUMENTS_MODES = ("off", "audit", "enforce")
+LOG_FORMATS = ("auto", "json", "console")
 
 
 def _with_protection(settings: Settings, env: _Env) -> Settings:
@@ -298,6 +310,15 @@ class _Env:
         if match is None:
             raise SettingsError(f"{name} must be N/second, N/minute or N/hour, not {raw!r}")
         return f"{match.group(1)}/{match.group(2)}"
+
+    def choice(self, name: str, choices: tuple[str, ...], default: str) -> str:
+        """One of `choices` (case-insensitive)."""
+        raw = self.string(name)
+        if raw is None:
+            return default
+        if raw.lower() not in choices:
+            raise SettingsError(f"{name} must be {', '.join(choices)}, not {raw!r}")
+        return raw.lower()
 
     def boolean(self, name: str, default: bool) -> bool:
         raw = self.string(name)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import enum
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from botocore.exceptions import ClientError
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -35,6 +37,13 @@ _KEY_NAMES: dict[Table, tuple[str, str | None]] = {
 #: Tables whose items carry a `ttl` attribute that DynamoDB expires.
 TTL_TABLES = frozenset({Table.PAVE, Table.INCOME_DETECTION, Table.DATACAPTURE})
 
+#: Tables whose changes reach the change feed (SPEC section 7), through their DynamoDB
+#: Streams (`KEYS_ONLY`): not the capture events, nor the locks.
+STREAMED_TABLES = (Table.PAVE, Table.INCOME_DETECTION, Table.BALANCE_SETTINGS)
+
+#: What `create_tables` enables on the streamed tables: changes name keys, the gateway re-reads.
+STREAM_SPECIFICATION = {"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"}
+
 
 @dataclass(frozen=True, slots=True)
 class TableNames:
@@ -52,21 +61,28 @@ class TableNames:
         return {table: self.name(table) for table in Table}
 
 
-async def create_tables(client: DynamoDBClient, names: TableNames, *, ttl: bool = True) -> None:
-    """Create the five tables (on-demand billing) and enable TTL on `ttl` where items have one.
+async def create_tables(
+    client: DynamoDBClient, names: TableNames, *, ttl: bool = True, streams: bool = True
+) -> None:
+    """Create the five tables (on-demand billing), enable TTL on `ttl` where items have one
+    and `KEYS_ONLY` streams on the streamed tables.
 
     Only for local DynamoDB (embedded mode, `create-tables`, tests): in AWS the
     tables belong to the Insight Service's infrastructure. `ttl=False` skips the TTL step,
     for an implementation without UpdateTimeToLive (dynalite); readers never rely on it,
-    since they drop expired items themselves.
+    since they drop expired items themselves. `streams=False` creates no stream, for an
+    implementation without DynamoDB Streams (dynalite; moto's server has them).
     """
     await asyncio.gather(
-        *(_create_table(client, table, names.name(table), ttl=ttl) for table in Table)
+        *(
+            _create_table(client, table, names.name(table), ttl=ttl, streams=streams)
+            for table in Table
+        )
     )
 
 
 async def _create_table(
-    client: DynamoDBClient, table: Table, name: str, *, ttl: bool = True
+    client: DynamoDBClient, table: Table, name: str, *, ttl: bool = True, streams: bool = True
 ) -> None:
     partition, sort = table.key_names
     attributes = [{"AttributeName": partition, "AttributeType": "S"}]
@@ -74,12 +90,27 @@ async def _create_table(
     if sort is not None:
         attributes.append({"AttributeName": sort, "AttributeType": "S"})
         schema.append({"AttributeName": sort, "KeyType": "RANGE"})
-    await client.create_table(
-        TableName=name,
-        AttributeDefinitions=attributes,  # type: ignore[arg-type]
-        KeySchema=schema,  # type: ignore[arg-type]
-        BillingMode="PAY_PER_REQUEST",
-    )
+    extra: dict[str, Any] = {}
+    if streams and table in STREAMED_TABLES:
+        extra["StreamSpecification"] = STREAM_SPECIFICATION
+    try:
+        await client.create_table(
+            TableName=name,
+            AttributeDefinitions=attributes,  # type: ignore[arg-type]
+            KeySchema=schema,  # type: ignore[arg-type]
+            BillingMode="PAY_PER_REQUEST",
+            **extra,
+        )
+    except ClientError as error:
+        # A CreateTable that timed out on a loaded machine is retried by botocore, and the
+        # retry finds the table its first attempt made. Accepted only when it is the table
+        # asked for: an older table under the name with other keys is an error.
+        if error.response.get("Error", {}).get("Code") != "ResourceInUseException":
+            raise
+        described = await client.describe_table(TableName=name)
+        found = [dict(key) for key in described["Table"]["KeySchema"]]
+        if found != schema:
+            raise ValueError(f"table {name} exists with the key schema {found}, not {schema}")
     waiter = client.get_waiter("table_exists")
     await waiter.wait(TableName=name, WaiterConfig={"Delay": 0.05, "MaxAttempts": 200})  # type: ignore[typeddict-item]
     if ttl and table in TTL_TABLES:
@@ -88,12 +119,16 @@ async def _create_table(
         )
 
 
-async def create_missing_tables(client: DynamoDBClient, names: TableNames) -> list[str]:
+async def create_missing_tables(
+    client: DynamoDBClient, names: TableNames, *, streams: bool = True
+) -> list[str]:
     """Create those of the five tables that do not exist yet (local DynamoDB only, as
     `create_tables`); returns the names it created, so running it twice is harmless."""
     existing = await _existing_table_names(client)
     missing = [(table, names.name(table)) for table in Table if names.name(table) not in existing]
-    await asyncio.gather(*(_create_table(client, table, name) for table, name in missing))
+    await asyncio.gather(
+        *(_create_table(client, table, name, streams=streams) for table, name in missing)
+    )
     return [name for _, name in missing]
 
 

@@ -1,5 +1,6 @@
 """What a client sees of an error: a GatewayError's message and code, or a masked
-INTERNAL_SERVER_ERROR carrying the request id that the logs carry too."""
+INTERNAL_SERVER_ERROR carrying the request id that the logs carry too; and the schema's own
+GatewayErrors (a refused read or mutation, a query over a limit)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,22 @@ from loaders.errors import GatewayError
 logger = logging.getLogger("gateway.errors")
 
 INTERNAL_MESSAGE = "Internal server error"
+
+
+class Forbidden(GatewayError):
+    code = "FORBIDDEN"
+    default_message = "Not allowed"
+
+
+class QueryTooComplex(GatewayError):
+    code = "QUERY_TOO_COMPLEX"
+    default_message = "Query too complex"
+
+    def __init__(self, limit_name: str, limit: int, figure: int) -> None:
+        super().__init__(
+            f"Query {limit_name} {figure} is over the limit of {limit}",
+            extensions={"limit": limit_name, "maximum": limit, "actual": figure},
+        )
 
 
 def _is_internal(error: GraphQLError) -> bool:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from loaders.errors import Forbidden
 from schema.context import Info
+from schema.errors import Forbidden
 
 
 def require_writer(info: Info) -> None:

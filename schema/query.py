@@ -4,10 +4,10 @@ from typing import Annotated, TypeAlias
 
 import strawberry
 
-from loaders.errors import Forbidden
 from schema.access_plan import plan_user_reads
 from schema.arguments import check_user_id, check_user_ids
 from schema.context import Info
+from schema.errors import Forbidden
 from schema.permissions import require_reader
 from schema.user import User
 

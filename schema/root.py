@@ -11,6 +11,8 @@ from strawberry.extensions import SchemaExtension
 from strawberry.schema.config import StrawberryConfig
 from strawberry.types import ExecutionContext
 
+from schema.cost_directives import add_cost_directives
+from schema.cost_policy import GATEWAY_COST_POLICY
 from schema.errors import GatewayErrors
 from schema.execution.executor import CompiledExecutionContext
 from schema.extensions.cost_report import CostReport
@@ -61,7 +63,7 @@ def build_schema(
     `compiled_execution` completes plain objects in one loop (`schema.execution`); off, it
     is graphql-core's path under strawberry, field by field (the answers are the same)."""
     schema_class = SubgraphSchema if federation else GatewaySchema
-    return schema_class(
+    schema = schema_class(
         query=subgraph_query() if federation else Query,
         mutation=Mutation,
         extensions=[CostReport, CachedParsing, *extensions, CachedValidation, GatewayErrors],
@@ -69,3 +71,7 @@ def build_schema(
         config=StrawberryConfig(auto_camel_case=True),
         execution_context_class=CompiledExecutionContext if compiled_execution else None,
     )
+    if federation:
+        # The cost model as `@cost`/`@listSize` for routers (schema/cost_directives.py).
+        add_cost_directives(schema, GATEWAY_COST_POLICY)
+    return schema

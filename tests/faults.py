@@ -122,6 +122,8 @@ class FaultProxy:
     received: Counter[str] = field(default_factory=Counter)
     #: Faults injected, by operation.
     injected: Counter[str] = field(default_factory=Counter)
+    #: Answers written, by operation (a Delay's only once its time is up).
+    answered: Counter[str] = field(default_factory=Counter)
     _server: asyncio.Server | None = None
     _session: aiohttp.ClientSession | None = None
     _handlers: set[asyncio.Task[None]] = field(default_factory=set)
@@ -172,6 +174,7 @@ class FaultProxy:
         self.rules.clear()
         self.received.clear()
         self.injected.clear()
+        self.answered.clear()
 
     # --- the HTTP side ----------------------------------------------------------------
 
@@ -235,6 +238,7 @@ class FaultProxy:
             status, answer = await self._forward(headers, body)
             _write(writer, status, answer)
         await writer.drain()
+        self.answered[operation] += 1
         return True
 
     async def _forward(self, headers: dict[str, str], body: bytes) -> tuple[int, bytes]:

@@ -10,14 +10,9 @@ import socket
 import subprocess
 import time
 
+from tests.processes import free_port
+
 STARTUP_SECONDS = 10.0
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 class RedisServer:

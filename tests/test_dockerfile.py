@@ -7,15 +7,13 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
-from gateway.cli.embedded import free_port
 from tests.dockerfile import Stage, global_arguments, read_stages
+from tests.processes import free_port, stop, wait_until_answered
 
 ROOT = Path(__file__).resolve().parents[1]
 STAGES = read_stages(ROOT / "Dockerfile")
@@ -88,12 +86,19 @@ def test_only_the_build_stage_may_be_given_the_hosts_ca_bundle() -> None:
 def test_the_build_stage_fetches_the_graphiql_assets_then_builds_and_installs_the_wheel() -> None:
     build = _stage("build")
     runs = _runs(build)
+    copied = " ".join(copy.arguments for copy in build.all("COPY"))
 
     assert "python -m gateway.http.graphiql_assets" in runs
     assert runs.index("gateway.http.graphiql_assets") < runs.index("pip wheel")
     assert 'wheel="$(ls /wheels/insight_gateway-*.whl)"' in runs
-    # The wheel itself, with the tracing extra, never a same-named package from an index.
-    assert 'pip install --no-cache-dir "${wheel}[otel]"' in runs
+    # The locked versions with the tracing extra, by hash and with nothing resolved; then the
+    # wheel itself without dependencies, never a same-named package from an index; then pip
+    # proves the installed set complete.
+    assert "uv.lock" in copied
+    export = "uv export --frozen --no-dev --no-emit-project --extra otel"
+    install = "pip install --no-cache-dir --require-hashes --no-deps -r /tmp/requirements.txt"
+    wheel = 'pip install --no-cache-dir --no-deps "${wheel}"'
+    assert runs.index(export) < runs.index(install) < runs.index(wheel) < runs.index("pip check")
 
 
 def test_the_runtime_stage_is_slim_non_root_and_gets_only_the_built_environment() -> None:
@@ -175,29 +180,23 @@ def served(image_environment: dict[str, str]) -> Iterator[subprocess.Popen[bytes
         try:
             yield process
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=5)
+            stop(process)
 
 
 def test_the_exact_cmd_serves_healthz_and_the_healthcheck_follows_it(
     served: subprocess.Popen[bytes], image_environment: dict[str, str]
 ) -> None:
     url = f"http://127.0.0.1:{image_environment['UVICORN_PORT']}/healthz"
-    deadline = time.monotonic() + 30
-    response: httpx.Response | None = None
-    while response is None and time.monotonic() < deadline:
-        if served.poll() is not None:
-            assert served.stderr is not None
-            pytest.fail(f"the CMD exited with {served.returncode}: {served.stderr.read().decode()}")
-        try:
-            response = httpx.get(url, timeout=1)
-        except httpx.TransportError:
-            time.sleep(0.1)
-    assert response is not None, "the CMD did not answer /healthz within 30 seconds"
+    assert served.stderr is not None
+    stderr = served.stderr
+
+    def exited_with() -> str:  # a live process' pipe has no end to read to
+        return stderr.read().decode() if served.poll() is not None else ""
+
+    # The first answer, whatever it is: it must be the 200.
+    response = wait_until_answered(
+        url, served, seconds=30, output=exited_with, ready=lambda _: True
+    )
     assert response.status_code == 200
     assert "server" not in response.headers
 

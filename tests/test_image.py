@@ -11,15 +11,16 @@ import asyncio
 import json
 import os
 import subprocess
+import tomllib
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
+from packaging.utils import canonicalize_name
 
 from gateway.auth.tokens import mint_token
 from gateway.cli.demo import ADA, seed_demo
-from gateway.cli.embedded import free_port
 from gateway.http.graphiql import ASSETS_PATH
 from gateway.http.graphiql_assets import ASSETS, integrity_of
 from gateway.settings import Settings
@@ -42,11 +43,15 @@ from tests.container import (
 )
 from tests.dynalite_server import DynaliteServer
 from tests.faults import Delay, FaultProxy, fault_proxy
+from tests.lock_export import exported_versions
+from tests.processes import free_port
 
 SECRET = "image-tests-secret-0123456789abcdefgh"
 QUERY = f'{{ user(id: "{ADA}") {{ id alert {{ alertSent balanceSetting }} }} }}'
 #: The demo writes 100.00; dynalite, as DynamoDB does, stores the number as 100.
-ADA_ALERT = {"data": {"user": {"id": ADA, "alert": {"alertSent": True, "balanceSetting": "100"}}}}
+ADA_ALERT = {
+    "data": {"user": {"id": ADA, "alert": {"alertSent": True, "balanceSetting": "100.00"}}}
+}
 #: The gateway's user and group in the Dockerfile.
 GATEWAY_UID = 10001
 
@@ -77,7 +82,7 @@ async def seeded_tables(dynalite: DynaliteServer) -> TableNames:
     gateway reads them with its own clock)."""
     names = unique_table_names()
     async with open_test_client(dynalite.endpoint_url) as client:
-        await create_tables(client, names, ttl=False)
+        await create_tables(client, names, ttl=False, streams=False)
         settings = Settings(dynamodb_endpoint_url=dynalite.endpoint_url, tables=names)
         await seed_demo(Dynamo(client, names, max_concurrency=16), datetime.now(UTC), settings)
     return names
@@ -253,6 +258,24 @@ def test_the_runtime_has_no_pip_no_compiler_and_no_node() -> None:
 
     assert found == {"modules": [], "programs": []}
     assert run_once(IMAGE, "id", "-u").strip() == str(GATEWAY_UID)
+
+
+def test_the_image_holds_exactly_the_locked_runtime_packages() -> None:
+    """The lock's runtime packages with the otel extra (as the Dockerfile exports them), each
+    at its locked version, and nothing else but the gateway itself."""
+    locked = exported_versions("--no-dev", "--extra", "otel")
+    probe = (
+        "import importlib.metadata, json;"
+        "print(json.dumps({d.metadata['Name']: d.version"
+        " for d in importlib.metadata.distributions()}))"
+    )
+    installed = json.loads(run_once(IMAGE, "python", "-c", probe))
+    in_image = {canonicalize_name(name): version for name, version in installed.items()}
+
+    assert {"strawberry-graphql", "graphql-core", "opentelemetry-sdk"} <= set(locked)
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert in_image.pop(canonicalize_name("insight-gateway")) == version
+    assert in_image == locked
 
 
 def test_the_hosts_ca_bundle_mounted_for_the_build_is_in_no_layer() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from gateway.http.graphiql_assets import PACKAGES
 from loaders.errors import GatewayError
-from loaders.tables import TableNames
+from loaders.tables import STREAMED_TABLES, TableNames
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
@@ -32,21 +32,33 @@ def _gateway_error_codes() -> set[str]:
 
 def iam_policy() -> dict[str, set[str]]:
     """The README's IAM policy: the DynamoDB actions allowed on each table (by its name)."""
+    return _iam_policy()[0]
+
+
+def iam_stream_policy() -> dict[str, set[str]]:
+    """The README's IAM policy: the actions allowed on each table's streams (by table name)."""
+    return _iam_policy()[1]
+
+
+def _iam_policy() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     section = README[README.index("least-privilege IAM policy") :]
     block = re.search(r"```json\n(.*?)```", section, re.DOTALL)
     assert block is not None
     allowed: dict[str, set[str]] = {}
+    streams: dict[str, set[str]] = {}
     for statement in json.loads(block.group(1))["Statement"]:
         assert statement["Effect"] == "Allow"
         actions = statement["Action"]
         resources = statement["Resource"]
         for resource in [resources] if isinstance(resources, str) else resources:
             match = re.fullmatch(
-                r"arn:aws:dynamodb:[a-z0-9-]+:\d{12}:table/([A-Za-z0-9_.-]+)", resource
+                r"arn:aws:dynamodb:[a-z0-9-]+:\d{12}:table/([A-Za-z0-9_.-]+)(/stream/\*)?",
+                resource,
             )
-            assert match is not None, f"not one table: {resource}"
-            allowed.setdefault(match.group(1), set()).update(actions)
-    return allowed
+            assert match is not None, f"not one table nor its streams: {resource}"
+            into = streams if match.group(2) else allowed
+            into.setdefault(match.group(1), set()).update(actions)
+    return allowed, streams
 
 
 def test_every_setting_is_documented() -> None:
@@ -78,6 +90,19 @@ def test_the_iam_policy_names_the_five_tables_with_no_wildcards() -> None:
         not {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
         & policy["user-balance-settings"]
     )
+
+
+def test_the_iam_policy_reads_exactly_the_streamed_tables_streams() -> None:
+    streams = iam_stream_policy()
+    names = TableNames()
+
+    assert set(streams) == {names.name(table) for table in STREAMED_TABLES}
+    for actions in streams.values():
+        assert actions == {
+            "dynamodb:DescribeStream",
+            "dynamodb:GetShardIterator",
+            "dynamodb:GetRecords",
+        }
 
 
 def test_the_graphiql_versions_in_the_readme_are_the_pinned_ones() -> None:

@@ -188,7 +188,7 @@ async def seed(endpoint: str) -> int:
     """The five tables (TTL off, as the bench does) and the load's users."""
     async with local_client(endpoint) as client:
         names = TableNames()
-        await create_tables(client, names, ttl=False)
+        await create_tables(client, names, ttl=False, streams=False)
         dynamo = Dynamo(client, names)
         return await seed_users(dynamo, USERS, datetime.now(UTC), Settings())
 

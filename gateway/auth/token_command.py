@@ -1,12 +1,13 @@
-"""`insight-gateway token`: mint an HS256 bearer token from the configured secret."""
+"""`insight-gateway token`: mint an HS256 bearer token from the configured secret, or in a
+checkout with none configured, from the development secret of `serve --embedded`."""
 
 from __future__ import annotations
 
 import argparse
-import secrets
 import sys
 from datetime import timedelta
 
+from gateway.auth.dev_secret import DevSecretError, dev_secret_path, read_dev_secret
 from gateway.auth.tokens import mint_token
 from gateway.settings import Settings, SettingsError
 from schema.clock import SystemClock
@@ -15,6 +16,10 @@ from schema.principal import DASHBOARD, WRITER
 KNOWN_ROLES = frozenset({DASHBOARD, WRITER})
 DEFAULT_LIFETIME = timedelta(hours=12)
 MAX_LIFETIME = timedelta(days=30)
+EXIT_CODES = (
+    "exit codes: 0 printed, 2 no secret (neither INSIGHT_AUTH_HS256_SECRET nor the checkout's "
+    "development secret) or a bad flag"
+)
 
 
 def add_token_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -22,7 +27,10 @@ def add_token_command(commands: argparse._SubParsersAction[argparse.ArgumentPars
         "token",
         help="print a bearer token signed with INSIGHT_AUTH_HS256_SECRET (for local use)",
         description="Print an HS256 bearer token signed with INSIGHT_AUTH_HS256_SECRET, "
-        "carrying INSIGHT_AUTH_ISSUER / INSIGHT_AUTH_AUDIENCE when they are set.",
+        "carrying INSIGHT_AUTH_ISSUER / INSIGHT_AUTH_AUDIENCE when they are set. With no "
+        "secret set, it signs with the checkout's development secret (.insight-dev-secret, "
+        "made by `serve --embedded`), so the token works against the embedded gateway.",
+        epilog=EXIT_CODES,
     )
     token.add_argument("--sub", required=True, help="the user id the token speaks for")
     token.add_argument(
@@ -51,9 +59,21 @@ def parse_roles(raw: str) -> list[str]:
 
 
 def run_token(args: argparse.Namespace, settings: Settings) -> int:
-    if not settings.auth_hs256_secret:
-        print("insight-gateway: INSIGHT_AUTH_HS256_SECRET is not set", file=sys.stderr)
-        return 2
+    secret = settings.auth_hs256_secret
+    if not secret:
+        path = dev_secret_path()
+        try:
+            secret = read_dev_secret(path)
+        except DevSecretError as error:
+            print(f"insight-gateway: {error}", file=sys.stderr)
+            return 2
+        if secret is None:
+            print(
+                "insight-gateway: INSIGHT_AUTH_HS256_SECRET is not set, and this checkout has "
+                f"no development secret ({path}; `make serve` makes one)",
+                file=sys.stderr,
+            )
+            return 2
     lifetime = timedelta(seconds=args.lifetime)
     if not timedelta(seconds=1) <= lifetime <= MAX_LIFETIME:
         print(
@@ -66,7 +86,7 @@ def run_token(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     try:
         token = mint_token(
-            settings.auth_hs256_secret,
+            secret,
             args.sub,
             parse_roles(args.roles),
             lifetime,
@@ -79,25 +99,3 @@ def run_token(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     print(token)
     return 0
-
-
-def generated_secret() -> str:
-    """A fresh HS256 secret (256 bits) for a gateway that has none: the embedded mode."""
-    return secrets.token_urlsafe(32)
-
-
-DEMO_SUB = "demo-dashboard"
-
-
-def demo_token(settings: Settings) -> str:
-    """The embedded mode's ready token: a dashboard and writer, so every demo query runs."""
-    assert settings.auth_hs256_secret is not None
-    return mint_token(
-        settings.auth_hs256_secret,
-        DEMO_SUB,
-        [DASHBOARD, WRITER],
-        DEFAULT_LIFETIME,
-        SystemClock(),
-        issuer=settings.auth_issuer,
-        audience=settings.auth_audience,
-    )

@@ -23,9 +23,15 @@ from joserfc.jwt import ClaimsOption, JWTClaimsRegistry
 
 from gateway.auth.jwks import KEY_TYPE_BY_ALGORITHM, load_jwks
 from gateway.settings import Settings, SettingsError
-from loaders.errors import Unauthenticated
+from loaders.errors import GatewayError
 from schema.clock import Clock
 from schema.principal import Principal
+
+
+class Unauthenticated(GatewayError):
+    code = "UNAUTHENTICATED"
+    default_message = "A valid bearer token is required"
+
 
 HS256 = "HS256"
 # RFC 7518 3.2: an HS256 key must be at least as long as the hash output.

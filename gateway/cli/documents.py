@@ -26,7 +26,7 @@ from graphql import (
 )
 from graphql.utilities import separate_operations
 
-from gateway.http.trusted_documents import APOLLO_FORMAT, sha256_hex
+from gateway.protection.trusted_documents import APOLLO_FORMAT, sha256_hex
 from gateway.settings import Settings
 from schema.root import build_schema
 

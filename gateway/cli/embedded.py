@@ -4,16 +4,8 @@ from __future__ import annotations
 
 import logging
 import os
-import socket
 
 from moto.server import ThreadedMotoServer
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 class EmbeddedDynamoDB:
@@ -21,7 +13,9 @@ class EmbeddedDynamoDB:
     mock does not intercept aiobotocore reliably)."""
 
     def __init__(self, port: int | None = None) -> None:
-        self.port = port or free_port()
+        # Port 0 by default: the kernel picks it as the server binds, so that no other process
+        # on the machine can take it between a free-port probe and the bind.
+        self.port = port or 0
         self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
 
     @property
@@ -35,6 +29,7 @@ class EmbeddedDynamoDB:
         # werkzeug logs every request moto serves; the gateway's own logs are what matter.
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
         self._server.start()
+        self.port = self._server.get_host_and_port()[1]
 
     def stop(self) -> None:
         self._server.stop()

@@ -5,35 +5,27 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
-import math
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-import uvicorn
-
-from gateway.app import create_app
-from gateway.auth.token_command import add_token_command, demo_token, generated_secret
+from gateway.auth.token_command import add_token_command
 from gateway.cli.admin import AdminError, create_local_tables, seed_local_demo
-from gateway.cli.demo import ADA, seed_demo
 from gateway.cli.documents import add_documents_command
-from gateway.cli.examples import demo_user_query
-from gateway.http.graphiql import GraphiQLDefaults
-from gateway.http.trusted_documents import ManifestError
-from gateway.observability.logs import log_config
-from gateway.resources import open_dynamo
+from gateway.cli.sdl import entry_points_first
+from gateway.cli.serve import run_serve
+from gateway.cli.usage import add_usage_command
 from gateway.settings import Settings, SettingsError
-from loaders.tables import create_tables
 from schema.clock import SystemClock
 from schema.root import build_schema
 
 EXIT_CODES = (
     "exit codes: 0 done, 1 the task failed (e.g. DynamoDB unreachable), 2 bad usage or settings"
 )
-
-
-if TYPE_CHECKING:
-    from gateway.cli.embedded import EmbeddedDynamoDB as EmbeddedDynamoDBType
+SERVE_EXIT_CODES = (
+    "exit codes: 0 stopped, 1 the gateway failed to start, 2 bad usage or settings, or the "
+    "port is taken (nothing is printed or started then)"
+)
+SCHEMA_EXIT_CODES = "exit codes: 0 printed, 2 bad usage or settings"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,11 +36,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    serve = commands.add_parser("serve", help="serve the GraphQL gateway", epilog=EXIT_CODES)
+    serve = commands.add_parser("serve", help="serve the GraphQL gateway", epilog=SERVE_EXIT_CODES)
     serve.add_argument(
         "--embedded",
         action="store_true",
-        help="start an embedded DynamoDB (moto) with the five tables and demo users",
+        help="start an embedded DynamoDB (moto) with the five tables and demo users, and "
+        "print tokens signed with the checkout's development secret (.insight-dev-secret)",
     )
     serve.add_argument(
         "--endpoint",
@@ -63,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
         "schema",
         help="print the GraphQL schema (SDL), as in schema.graphql",
         description="Print the gateway's GraphQL schema in SDL; schema.graphql is its output.",
-        epilog=EXIT_CODES,
+        epilog=SCHEMA_EXIT_CODES,
     )
     schema.add_argument(
         "--federation",
@@ -94,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     seed.set_defaults(run=run_seed_demo)
     add_token_command(commands)
     add_documents_command(commands)
+    add_usage_command(commands)
     return parser
 
 
@@ -125,9 +119,13 @@ def run_schema(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def schema_sdl(*, federation: bool = False) -> str:
-    """The printed schema, newline-terminated: the content of schema.graphql; with
-    `federation`, the subgraph's SDL (what its `_service { sdl }` answers)."""
-    return build_schema(federation=federation).as_str() + "\n"
+    """The printed schema, newline-terminated: the content of schema.graphql, its entry
+    points first; with `federation`, the subgraph's SDL exactly as its `_service { sdl }`
+    answers it."""
+    built = build_schema(federation=federation)
+    if federation:
+        return built.as_str() + "\n"
+    return entry_points_first(built.as_str(), built._schema) + "\n"
 
 
 def run_create_tables(args: argparse.Namespace, settings: Settings) -> int:
@@ -158,76 +156,6 @@ def run_seed_demo(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     print(f"wrote {count} demo items at {local.dynamodb_endpoint_url}")
     return 0
-
-
-def embedded_graphiql(token: str | None) -> GraphiQLDefaults:
-    """What GraphiQL opens with in the embedded mode: a demo user's query, and the token."""
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    return GraphiQLDefaults(query=demo_user_query(ADA), headers=headers)
-
-
-def run_serve(args: argparse.Namespace, settings: Settings) -> int:
-    if args.endpoint:
-        settings = dataclasses.replace(settings, dynamodb_endpoint_url=args.endpoint)
-    embedded: EmbeddedDynamoDBType | None = None
-    graphiql: GraphiQLDefaults | None = None
-    if args.embedded:
-        if settings.dynamodb_endpoint_url:
-            print(
-                "insight-gateway: --embedded starts its own DynamoDB; "
-                "drop --endpoint / INSIGHT_DYNAMODB_ENDPOINT_URL",
-                file=sys.stderr,
-            )
-            return 2
-        try:
-            from gateway.cli.embedded import EmbeddedDynamoDB
-        except ImportError:
-            print(
-                "insight-gateway: --embedded needs moto's server: "
-                "pip install 'insight-gateway[embedded]'",
-                file=sys.stderr,
-            )
-            return 2
-        embedded = EmbeddedDynamoDB()
-        embedded.start()
-        settings = dataclasses.replace(settings, dynamodb_endpoint_url=embedded.endpoint_url)
-        count = asyncio.run(_prepare_embedded(settings))
-        print(f"Embedded DynamoDB at {embedded.endpoint_url}: five tables, {count} demo items")
-        # The embedded gateway is for exploring: GraphiQL and introspection are always on.
-        settings = dataclasses.replace(settings, graphiql=True, introspection=True)
-        if not settings.auth_hs256_secret:
-            settings = dataclasses.replace(settings, auth_hs256_secret=generated_secret())
-        token = demo_token(settings)
-        print(f"Bearer token (dashboard, writer; 12 h), pre-filled in GraphiQL:\n{token}")
-        graphiql = embedded_graphiql(token=token)
-    try:
-        try:
-            app = create_app(settings, graphiql=graphiql)
-        except ManifestError as error:
-            print(f"insight-gateway: INSIGHT_TRUSTED_DOCUMENTS_FILE: {error}", file=sys.stderr)
-            return 2
-        print(f"GraphiQL: http://{args.host}:{args.port}/graphql", flush=True)
-        # On SIGTERM uvicorn stops accepting, lets in-flight requests finish (up to the
-        # grace period), then runs the lifespan's exit, which closes the DynamoDB client.
-        uvicorn.run(
-            app,
-            host=args.host,
-            port=args.port,
-            log_level="info",
-            log_config=log_config(),
-            access_log=False,
-            timeout_graceful_shutdown=math.ceil(settings.shutdown_grace_seconds),
-        )
-    finally:
-        if embedded is not None:
-            embedded.stop()
-    return 0
-
-
-async def _prepare_embedded(settings: Settings) -> int:
-    async with open_dynamo(settings) as dynamo:
-        await create_tables(dynamo.client, settings.tables)
-        return await seed_demo(dynamo, SystemClock().now(), settings)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
-from starlette.routing import Mount
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from gateway.http.graphiql_assets import ASSETS, ASSETS_DIR, Asset, assets_present
@@ -34,8 +36,31 @@ class GraphiQLDefaults:
     query: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
 
-    def render(self) -> str:
-        return render_graphiql_page(default_query=self.query, default_headers=self.headers)
+    def render(
+        self,
+        *,
+        query: str | None = None,
+        variables: str | None = None,
+        local_assets: bool | None = None,
+    ) -> str:
+        """The page; `query` and `variables` (a link's `?query=…&variables=…`) replace the
+        default query."""
+        return render_graphiql_page(
+            default_query=query or self.query,
+            default_variables=variables if query else None,
+            default_headers=self.headers,
+            local_assets=local_assets,
+        )
+
+
+def graphiql_redirect_route(path: str = "/", target: str = "/graphql") -> Route:
+    """`GET /` leads a browser to GraphiQL, keeping the query string (`/?query=…`)."""
+
+    async def redirect(request: Request) -> Response:
+        query = request.url.query
+        return RedirectResponse(f"{target}?{query}" if query else target, status_code=307)
+
+    return Route(path, redirect, methods=["GET"])
 
 
 def graphiql_static_mount(directory: Path = ASSETS_DIR, path: str = ASSETS_PATH) -> Mount:
@@ -55,6 +80,7 @@ def render_graphiql_page(
     *,
     default_query: str | None = None,
     default_headers: Mapping[str, str] | None = None,
+    default_variables: str | None = None,
     graphql_path: str | None = None,
     local_assets: bool | None = None,
     assets_path: str = ASSETS_PATH,
@@ -70,6 +96,7 @@ def render_graphiql_page(
     config = {
         "graphqlPath": graphql_path,
         "defaultQuery": default_query or _WELCOME_QUERY,
+        "defaultVariables": default_variables or "",
         "defaultHeaders": json.dumps(dict(default_headers), indent=2) if default_headers else "",
     }
     styles = [a for a in ASSETS if a.name.endswith(".css")]
@@ -159,6 +186,7 @@ _PAGE = """\
           React.createElement(GraphiQL, {{
             fetcher: fetcher,
             query: config.defaultQuery,
+            variables: config.defaultVariables || undefined,
             headers: config.defaultHeaders,
             defaultEditorToolsVisibility: config.defaultHeaders ? "headers" : true,
             isHeadersEditorEnabled: true,

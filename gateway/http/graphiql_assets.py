@@ -154,6 +154,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--force", action="store_true", help="fetch even when the assets are already present"
     )
+    parser.add_argument(
+        "--optional",
+        action="store_true",
+        help="warn and exit 0 when they cannot be fetched (no npm, no network): the gateway "
+        "then serves a GraphiQL page that loads its scripts from the public CDN",
+    )
     args = parser.parse_args(argv)
     if not args.force and assets_present(args.dest):
         print(f"GraphiQL assets already present in {args.dest}")
@@ -161,6 +167,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         fetch(args.dest, npm=args.npm)
     except AssetFetchError as error:
+        if args.optional:
+            print(
+                f"warning: {error}; GraphiQL will load its scripts from the public CDN "
+                "(install node and npm, then `make graphiql-assets`, to serve them offline)",
+                file=sys.stderr,
+            )
+            return 0
         print(f"error: {error}", file=sys.stderr)
         return 1
     print(f"GraphiQL assets installed in {args.dest}")

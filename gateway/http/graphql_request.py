@@ -12,9 +12,8 @@ from typing import Any
 
 from starlette.requests import Request
 
-from gateway.http.http_problem import HttpProblem
+from gateway.http.http_problem import BadRequest, HttpProblem
 from gateway.http.media_types import JSON
-from loaders.errors import BadRequest
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,11 @@ method (405) → Accept (406) → content type (415, the CSRF rule) → bearer t
 (refused before parsing) → limits, parse and validation (the schema's extensions; 400 or 200
 by media type) → the principal's budget (429) → execution.
 
+A batch (a JSON array of operations, docs/batching.md) is read and refused whole only for its
+shape and size; each of its operations then goes through the checks from the trusted
+documents on by itself, over the request's one Context, its queries together and its
+mutations in order (gateway/http/batch.py), and the answer is 200 with a result per operation.
+
 Every answer carries `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`.
 """
 
@@ -15,6 +20,7 @@ from __future__ import annotations
 import logging
 import re
 import uuid
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import orjson
@@ -29,8 +35,10 @@ from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOpe
 from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 
-from gateway.auth.tokens import TokenVerifier
+from gateway.auth.tokens import TokenVerifier, Unauthenticated
+from gateway.http.batch import OperationKinds, run_in_order
 from gateway.http.graphiql import GraphiQLDefaults
+from gateway.http.graphiql_assets import assets_present
 from gateway.http.graphql_payload import formatted, is_request_error, payload_of
 from gateway.http.graphql_request import (
     GraphQLRequest,
@@ -39,22 +47,17 @@ from gateway.http.graphql_request import (
     read_post,
     require_json_body,
 )
-from gateway.http.http_problem import HttpProblem
+from gateway.http.http_problem import BadRequest, HttpProblem
 from gateway.http.media_types import GRAPHQL_RESPONSE_JSON, JSON, negotiate, prefers_html
 from gateway.http.operation_gate import OperationGate, TrustMode
 from gateway.http.persisted_queries import PersistedQueries
-from gateway.http.rate_limit import start_charges
 from gateway.http.response_headers import protect, rate_limit_headers
+from gateway.observability.field_usage import bind_client
 from gateway.observability.logs import bind_request_id
+from gateway.protection.rate_limit import RateLimited, RateLimitUnavailable, start_charges
 from gateway.settings import Settings
 from loaders.deadline import start_deadline
-from loaders.errors import (
-    BadRequest,
-    GatewayError,
-    RateLimited,
-    RateLimitUnavailable,
-    Unauthenticated,
-)
+from loaders.errors import GatewayError
 from schema.clock import Clock
 from schema.context import Context, build_context
 from schema.errors import INTERNAL_MESSAGE
@@ -85,7 +88,10 @@ class GatewayGraphQL(GraphQL[Context, None]):
         verifier: TokenVerifier | None = None,
         graphiql: GraphiQLDefaults | None = None,
         gate: OperationGate | None = None,
+        count_error: Callable[[str], None] | None = None,
     ) -> None:
+        """`count_error` is called once per error answered, with the `extensions.code` the
+        client sees (the metrics' `gateway_graphql_errors`)."""
         super().__init__(
             schema,
             graphql_ide="graphiql" if settings.graphiql else None,
@@ -100,8 +106,12 @@ class GatewayGraphQL(GraphQL[Context, None]):
             bypass_roles=settings.trusted_documents_bypass_roles,
             persisted_queries=PersistedQueries(settings.persisted_query_cache_size),
         )
+        self.kinds = OperationKinds(settings.max_query_tokens)
         # Rendered once: choosing local or CDN assets hashes the asset files.
-        self.graphiql_html = (graphiql or GraphiQLDefaults()).render()
+        self.graphiql = graphiql or GraphiQLDefaults()
+        self.local_assets = assets_present()
+        self.graphiql_html = self.graphiql.render(local_assets=self.local_assets)
+        self.count_error = count_error
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
@@ -123,11 +133,33 @@ class GatewayGraphQL(GraphQL[Context, None]):
             response = error_response(500, [internal], media_type)
         response.headers["X-Request-ID"] = request_id
         protect(response)
+        if self.count_error is not None and isinstance(response, GraphQLResponse):
+            # Counted from the payload as answered, once every code is final.
+            for code in answered_codes(response.payload):
+                self.count_error(code)
         await response(scope, receive, send)
 
     async def render_graphql_ide(self, request: Request) -> Response:
         # Our page loads GraphiQL from the gateway's own static files, not strawberry's CDN.
-        return HTMLResponse(self.graphiql_html)
+        query = request.query_params.get("query")
+        if not query:
+            return HTMLResponse(self.graphiql_html)
+        # A link to a query (`/graphql?query=…`) opens GraphiQL on it; the browser sends no
+        # token on a navigation, so it runs when the user presses run, with their headers.
+        page = self.graphiql.render(
+            query=query,
+            variables=request.query_params.get("variables"),
+            local_assets=self.local_assets,
+        )
+        return HTMLResponse(page)
+
+    def wants_graphiql(self, request: Request, accept: str | None) -> bool:
+        """A browser navigating here: no query, or a query and no token (a link opened)."""
+        if request.method != "GET" or not prefers_html(accept):
+            return False
+        if "query" not in request.query_params:
+            return True
+        return self.graphql_ide is not None and "authorization" not in request.headers
 
     async def respond(self, request: Request, request_id: str) -> Response:
         if request.method not in ("GET", "POST"):
@@ -137,7 +169,7 @@ class GatewayGraphQL(GraphQL[Context, None]):
                 {"Allow": ALLOWED_METHODS},
             )
         accept = request.headers.get("accept")
-        if request.method == "GET" and "query" not in request.query_params and prefers_html(accept):
+        if self.wants_graphiql(request, accept):
             if self.graphql_ide is None:
                 raise HttpProblem(404, BadRequest("GraphiQL is turned off on this gateway"))
             return await self.render_graphql_ide(request)
@@ -147,6 +179,7 @@ class GatewayGraphQL(GraphQL[Context, None]):
         if request.method == "POST":
             require_json_body(request)
         request.state.principal = self.authenticate(request)
+        bind_client(request.headers)
         request.state.request_id = request_id
         graphql_request = await self.read(request)
         context = await self.get_context(request, None)
@@ -156,14 +189,22 @@ class GatewayGraphQL(GraphQL[Context, None]):
             if request.method == "GET"
             else frozenset({OperationType.QUERY, OperationType.MUTATION})
         )
+        operations = graphql_request.operations
+        # Read by the access log: each operation of a batch is counted (and, by the schema's
+        # metrics extension, each one's outcome).
+        request.state.graphql_operations = len(operations)
         try:
-            results = [
-                await self.run_operation(operation, context, allowed, request.method)
-                for operation in graphql_request.operations
-            ]
+            if graphql_request.batched:
+                results = await self.run_batch(operations, context, allowed, request.method)
+            else:
+                single = await self.run_operation(operations[0], context, allowed, request.method)
+                results = [single]
         finally:
             context.reads.release()
         if graphql_request.batched:
+            # A batch answers 200 whatever its operations' outcomes (as Apollo Server and
+            # strawberry do): each result carries its own errors. Only a batch refused whole
+            # (its shape, its size, its token) or refused whole by the budgets is not 200.
             payloads = [payload_of(result, request_id) for result in results]
             response = json_response(200, payloads, media_type)
         else:
@@ -205,6 +246,54 @@ class GatewayGraphQL(GraphQL[Context, None]):
             max_batch=self.settings.max_batch_operations,
         )
 
+    async def run_batch(
+        self,
+        operations: list[Operation],
+        context: Context,
+        allowed: frozenset[OperationType],
+        method: str,
+    ) -> list[ExecutionResult | GatewayError]:
+        """Every operation of a batch, each checked and answered on its own, over the one
+        Context (so one set of loaders) of the request: queries together, mutations in
+        order (gateway/http/batch.py). An operation the HTTP layer would refuse (no query,
+        a subscription) fails only its own result."""
+        texts = [self.batched_text_of(operation, context.principal) for operation in operations]
+
+        def step(index: int) -> Callable[[], Awaitable[ExecutionResult | GatewayError]]:
+            async def run() -> ExecutionResult | GatewayError:
+                text = texts[index]
+                if isinstance(text, GatewayError):
+                    return text
+                try:
+                    return await self.execute(text, operations[index], context, allowed, method)
+                except HttpProblem as problem:
+                    return problem.error
+
+            return run
+
+        barriers = [
+            isinstance(text, str) and self.kinds.is_mutation(text, operation.operation_name)
+            for text, operation in zip(texts, operations, strict=True)
+        ]
+        return await run_in_order([step(index) for index in range(len(operations))], barriers)
+
+    def text_of(self, operation: Operation, principal: Principal) -> str | GatewayError:
+        """The operation's text under the trusted documents, or why it is refused; raises
+        HttpProblem (400) when there is no text at all."""
+        try:
+            query = self.gate.query_of(operation, principal)
+        except GatewayError as error:
+            return error
+        if query is None or not query.strip():
+            raise HttpProblem(400, BadRequest("The request has no GraphQL query"))
+        return query
+
+    def batched_text_of(self, operation: Operation, principal: Principal) -> str | GatewayError:
+        try:
+            return self.text_of(operation, principal)
+        except HttpProblem as problem:
+            return problem.error
+
     async def run_operation(
         self,
         operation: Operation,
@@ -212,12 +301,19 @@ class GatewayGraphQL(GraphQL[Context, None]):
         allowed: frozenset[OperationType],
         method: str,
     ) -> ExecutionResult | GatewayError:
-        try:
-            query = self.gate.query_of(operation, context.principal)
-        except GatewayError as error:
-            return error
-        if query is None or not query.strip():
-            raise HttpProblem(400, BadRequest("The request has no GraphQL query"))
+        text = self.text_of(operation, context.principal)
+        if isinstance(text, GatewayError):
+            return text
+        return await self.execute(text, operation, context, allowed, method)
+
+    async def execute(
+        self,
+        query: str,
+        operation: Operation,
+        context: Context,
+        allowed: frozenset[OperationType],
+        method: str,
+    ) -> ExecutionResult:
         try:
             result: ExecutionResult = await self.schema.execute(
                 query,
@@ -273,10 +369,26 @@ def error_response(status: int, errors: list[GatewayError], media_type: str) -> 
     return json_response(status, {"errors": [formatted(error) for error in errors]}, media_type)
 
 
-def json_response(status: int, payload: Any, media_type: str) -> Response:
-    # orjson writes what `json.dumps(separators=(",", ":"), ensure_ascii=False)` wrote,
-    # UTF-8 and compact, in a fraction of its time. Where they differ it is stricter: a
-    # non-finite float would be null, not the invalid `NaN` (graphql-core never lets one
-    # through a Float), and a value it cannot encode raises (a 500) as json's did.
-    body = orjson.dumps(payload)
-    return Response(body, status_code=status, media_type=f"{media_type}; charset=utf-8")
+class GraphQLResponse(Response):
+    """A GraphQL answer that keeps the payload it was written from."""
+
+    def __init__(self, payload: Any, status: int, media_type: str) -> None:
+        # orjson writes what `json.dumps(separators=(",", ":"), ensure_ascii=False)` wrote,
+        # UTF-8 and compact, in a fraction of its time. Where they differ it is stricter: a
+        # non-finite float would be null, not the invalid `NaN` (graphql-core never lets one
+        # through a Float), and a value it cannot encode raises (a 500) as json's did.
+        super().__init__(
+            orjson.dumps(payload), status_code=status, media_type=f"{media_type}; charset=utf-8"
+        )
+        self.payload = payload
+
+
+def json_response(status: int, payload: Any, media_type: str) -> GraphQLResponse:
+    return GraphQLResponse(payload, status, media_type)
+
+
+def answered_codes(payload: Any) -> Iterator[str]:
+    """The `extensions.code` of each error of a payload (or of a batch's payloads)."""
+    for one in payload if isinstance(payload, list) else [payload]:
+        for error in one.get("errors") or ():
+            yield str((error.get("extensions") or {}).get("code") or "UNCODED")

@@ -1,10 +1,18 @@
-"""An HTTP-level refusal: a status, the GatewayError the client reads, extra headers."""
+"""An HTTP-level refusal: a status, the GatewayError the client reads (BadRequest, for a request
+that is not a GraphQL request at all), extra headers."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from loaders.errors import GatewayError
+
+
+class BadRequest(GatewayError):
+    """The HTTP request itself is malformed (not JSON, no query, bad parameters)."""
+
+    code = "BAD_REQUEST"
+    default_message = "Bad request"
 
 
 class HttpProblem(Exception):

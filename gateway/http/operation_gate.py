@@ -19,14 +19,19 @@ from enum import StrEnum
 from graphql import GraphQLSchema
 
 from gateway.http.graphql_request import Operation
+from gateway.http.http_problem import BadRequest
 from gateway.http.persisted_queries import (
     PersistedQueries,
     PersistedQueryNotFound,
     persisted_query_hash,
 )
-from gateway.http.trusted_documents import TrustedDocuments, TrustedOperation, sha256_hex
+from gateway.protection.trusted_documents import (
+    PersistedQueryNotInList,
+    TrustedDocuments,
+    TrustedOperation,
+    sha256_hex,
+)
 from gateway.settings import Settings
-from loaders.errors import BadRequest, PersistedQueryNotInList
 from schema.principal import Principal
 
 logger = logging.getLogger("gateway.trusted_documents")

@@ -14,7 +14,8 @@ import re
 from collections import OrderedDict
 from typing import Any
 
-from loaders.errors import BadRequest, GatewayError
+from gateway.http.http_problem import BadRequest
+from loaders.errors import GatewayError
 
 APQ_VERSION = 1
 _SHA256_HEX = re.compile(r"[0-9a-fA-F]{64}")

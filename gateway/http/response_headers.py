@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from starlette.responses import Response
 
-from gateway.http.rate_limit import Charge
+from gateway.protection.rate_limit import Charge
 
 #: Answers carry a user's financial data: no shared or private cache may store one, and a
 #: browser must take the JSON for what its Content-Type says.

@@ -9,14 +9,20 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    ProcessCollector,
+)
 from prometheus_client.exposition import generate_latest
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from strawberry.extensions import SchemaExtension
 
-from gateway.http.trusted_documents import UNLISTED
+from gateway.protection.trusted_documents import UNLISTED
 from loaders.call_log import CallLog
 from loaders.dynamodb import ConditionFailed, FinishedCall
 from loaders.errors import DynamoDBUnavailable
@@ -37,6 +43,10 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         r = self.registry
+        # process_* (resident memory, CPU, open files): the dashboard's memory and CPU panels
+        # and the memory limit's check. The app's registry is not the global one that
+        # registers it by default.
+        ProcessCollector(registry=r)
         #: An operation's `operation_name` label: its name in the trusted documents (a
         #: bounded set), every other text the one UNLISTED label (see create_app).
         self.operation_label: Callable[[str | None], str] = lambda text: UNLISTED
@@ -49,7 +59,8 @@ class Metrics:
         )
         self.operation_errors = Counter(
             "gateway_graphql_errors",
-            "GraphQL errors answered, by extensions.code",
+            "GraphQL errors answered, by the extensions.code the client saw (counted where "
+            "the answer is written: parse, validation, refusals and field errors alike)",
             ["code"],
             registry=r,
         )
@@ -161,6 +172,10 @@ class Metrics:
         """An extension instance for one execution (build_schema takes this factory)."""
         return OperationMetrics(self)
 
+    def count_error(self, code: str) -> None:
+        """One error answered with `code` (the GraphQL view calls it per error it sends)."""
+        self.operation_errors.labels(code).inc()
+
     def middleware(self, app: ASGIApp) -> ASGIApp:
         return HttpMetrics(app, self)
 
@@ -217,9 +232,6 @@ class OperationMetrics(SchemaExtension):
             self.metrics.operation_dynamodb_calls.labels(operation).observe(calls.calls)
             self.metrics.operation_round_trips.labels(operation).observe(calls.round_trips)
             self.metrics.operation_read_units.labels(operation).observe(calls.read_capacity_units)
-        for error in errors:
-            code = (error.extensions or {}).get("code") or "UNCODED"
-            self.metrics.operation_errors.labels(str(code)).inc()
 
 
 class HttpMetrics:

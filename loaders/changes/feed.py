@@ -60,6 +60,11 @@ class ChangeFeed(Protocol):
 
     async def publish_position(self, position: ShardPosition) -> None: ...
 
+    async def publish_resync(self, reason: str) -> None:
+        """Tell every replica's listeners to `resync(reason)` (a stream's data was trimmed
+        before it was read: changes were missed)."""
+        ...
+
     def listen(self, listener: ChangeListener) -> Callable[[], None]:
         """Add a listener; the returned function removes it."""
         ...
@@ -85,6 +90,9 @@ class MemoryChangeFeed:
 
     async def publish_position(self, position: ShardPosition) -> None:
         self._each(lambda listener: listener.position(position))
+
+    async def publish_resync(self, reason: str) -> None:
+        self._each(lambda listener: listener.resync(reason))
 
     def listen(self, listener: ChangeListener) -> Callable[[], None]:
         self._listeners.append(listener)

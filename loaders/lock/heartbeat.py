@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from abc import ABC, abstractmethod
+from typing import Any
 
 from loaders.dynamodb import ConditionFailed, Dynamo, DynamoDBFailure
 from loaders.errors import DynamoDBUnavailable
@@ -45,33 +46,42 @@ class Heartbeats(ABC):
         if not self.is_held(lock):
             raise LockLost(f"{lock.key}: the lock is no longer held")
 
-    async def send_heartbeat(self, lock: Lock) -> None:
-        """Renew the lease with a new record version; `LockLost` when it is not ours."""
-        async with lock.mutex:
-            await self._send_heartbeat(lock)
+    async def send_heartbeat(self, lock: Lock, *, data: bytes | None = None) -> None:
+        """Renew the lease with a new record version; `LockLost` when it is not ours.
 
-    async def _send_heartbeat(self, lock: Lock) -> None:
+        `data` replaces the item's data in the same conditional write, as Go's
+        `SendHeartbeat(lock, ReplaceHeartbeatData(data))` does: a holder that lost the lock
+        cannot overwrite the new holder's data."""
+        async with lock.mutex:
+            await self._send_heartbeat(lock, data)
+
+    async def _send_heartbeat(self, lock: Lock, data: bytes | None = None) -> None:
         if not self.is_held(lock) or lock.owner_name != self.owner_name:
             lock.lost = lock.lost or not lock.released
             raise LockLost(f"{lock.key}: cannot heartbeat a lock that is not held")
         new_version = record_version_number()
         lookup_time = self._timer.monotonic()
+        update = "SET #lease = :lease, #rvn = :new_rvn"
+        names = {name: NAMES[name] for name in ("#key", "#lease", "#rvn", "#owner")}
+        values: dict[str, Any] = {
+            ":lease": {"S": self.lease_duration_text},
+            ":new_rvn": {"S": new_version},
+            ":rvn": {"S": lock.record_version_number},
+            ":owner": {"S": lock.owner_name},
+        }
+        if data is not None:
+            update += ", #data = :data"
+            names["#data"] = NAMES["#data"]
+            values[":data"] = {"B": data}
         try:
             await self._dynamo.call(
                 "update_item",
                 TableName=self.table_name,
                 Key={ATTR_KEY: {"S": lock.key}},
-                UpdateExpression="SET #lease = :lease, #rvn = :new_rvn",
+                UpdateExpression=update,
                 ConditionExpression="attribute_exists(#key) AND #rvn = :rvn AND #owner = :owner",
-                ExpressionAttributeNames={
-                    name: NAMES[name] for name in ("#key", "#lease", "#rvn", "#owner")
-                },
-                ExpressionAttributeValues={
-                    ":lease": {"S": self.lease_duration_text},
-                    ":new_rvn": {"S": new_version},
-                    ":rvn": {"S": lock.record_version_number},
-                    ":owner": {"S": lock.owner_name},
-                },
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues=values,
             )
         except ConditionFailed as error:
             # As in `_put`: a retry of a heartbeat that landed finds its own new version.
@@ -80,6 +90,8 @@ class Heartbeats(ABC):
                 raise LockLost(f"{lock.key}: taken over by another owner") from error
         lock.record_version_number = new_version
         lock.lookup_time = lookup_time
+        if data is not None:
+            lock.data = data
         lock.lease_seconds = self._lease_seconds
 
     async def _heartbeat_until_released(self, lock: Lock) -> None:

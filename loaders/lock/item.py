@@ -37,6 +37,7 @@ NAMES = {
     "#lease": ATTR_LEASE_DURATION,
     "#rvn": ATTR_RECORD_VERSION_NUMBER,
     "#released": ATTR_IS_RELEASED,
+    "#data": ATTR_DATA,
 }
 
 

@@ -21,6 +21,11 @@ from __future__ import annotations
 from types import GeneratorType
 from typing import Any, ClassVar, TypeAlias
 
+# FieldDetailsList and DeliveryGroupMap are graphql-core's internals, not its public API: what
+# its execution context passes to `complete_object_value` and `complete_list_value`, which this
+# module overrides. Internals change between minor series without notice, so pyproject.toml
+# bounds graphql-core to the 3.3 series this is written for (tests/test_dependency_lock.py holds
+# the bound to the lock).
 from graphql import (
     GraphQLList,
     GraphQLNonNull,

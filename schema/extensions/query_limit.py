@@ -8,8 +8,8 @@ from typing import ClassVar
 from graphql import DocumentNode, GraphQLError
 from strawberry.extensions import SchemaExtension
 
-from loaders.errors import QueryTooComplex
 from schema.document_memo import DocumentMemo
+from schema.errors import QueryTooComplex
 
 
 def too_complex(limit_name: str, maximum: int, figure: int) -> GraphQLError:

@@ -7,7 +7,7 @@ every DynamoDB call a request causes.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from typing import Any
@@ -18,7 +18,7 @@ from gateway.app import create_app
 from gateway.auth.tokens import mint_token
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
+from schema.clock import Clock, FixedClock
 from schema.principal import DASHBOARD, WRITER
 from tests.gateway import jwt_factory
 
@@ -37,6 +37,32 @@ async def gateway_client(
     app.state.dynamo = dynamo
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as client:
+        yield client
+
+
+@asynccontextmanager
+async def app_client(
+    settings: Settings,
+    clock: Clock,
+    *,
+    roles: Sequence[str] = (DASHBOARD,),
+    headers: Mapping[str, str] | None = None,
+    http_timeout: float = 5.0,
+) -> AsyncIterator[httpx.AsyncClient]:
+    """The app of `settings` with its lifespan running (its own DynamoDB client), reached over
+    ASGI with a bearer token of `dash-1` holding `roles`, signed with the settings' secret."""
+    assert settings.auth_hs256_secret is not None
+    app = create_app(settings, clock=clock)
+    token = mint_token(settings.auth_hs256_secret, "dash-1", list(roles), timedelta(hours=1), clock)
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(
+            transport=httpx.ASGITransport(app),
+            base_url="http://gateway",
+            headers={"Authorization": f"Bearer {token}", **(headers or {})},
+            timeout=http_timeout,
+        ) as client,
+    ):
         yield client
 
 

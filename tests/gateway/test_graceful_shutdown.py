@@ -24,16 +24,10 @@ from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.principal import DASHBOARD
-from tests.faults import Delay, FaultProxy, fault_proxy
+from tests.faults import Delay, FaultProxy
 
 SECRET = "shutdown-tests-secret-0123456789abcdef"
 QUERY = f'{{ user(id: "{ADA}") {{ id alert {{ alertSent balanceSetting }} }} }}'
-
-
-@pytest.fixture
-async def proxy(endpoint_url: str) -> AsyncIterator[FaultProxy]:
-    async with fault_proxy(endpoint_url) as proxy:
-        yield proxy
 
 
 async def test_an_in_flight_request_finishes_before_the_client_closes(

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import tomllib
+from pathlib import Path
+
 import pytest
 from botocore.exceptions import ClientError
 
@@ -20,6 +23,12 @@ async def test_the_cap_is_the_pool_and_the_parser_is_the_fast_one(endpoint_url: 
         factory = dynamo.client._endpoint._response_parser_factory  # type: ignore[attr-defined]
         assert isinstance(factory, FastResponseParserFactory)
         assert dynamo.client.meta.config.user_agent.startswith(USER_AGENT)  # type: ignore[attr-defined]
+
+
+def test_the_user_agent_names_the_packages_version() -> None:
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    version = tomllib.loads(pyproject.read_text())["project"]["version"]
+    assert f"insight-gateway/{version}" == USER_AGENT
 
 
 async def test_botocore_skips_its_validation_and_the_errors_stay_clear(

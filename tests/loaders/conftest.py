@@ -54,7 +54,7 @@ async def dynamodb(endpoint_url: str) -> AsyncIterator[DynamoDBClient]:
 async def tables(dynamodb: DynamoDBClient, backend: str) -> TableNames:
     """Five fresh tables for this test (TTL enabled where the backend has UpdateTimeToLive)."""
     names = unique_table_names()
-    await create_tables(dynamodb, names, ttl=backend != DYNALITE)
+    await create_tables(dynamodb, names, ttl=backend != DYNALITE, streams=backend != DYNALITE)
     return names
 
 

@@ -1,8 +1,12 @@
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
-from loaders.tables import Table, TableNames
+import pytest
+
+from loaders.tables import Table, TableNames, create_tables
+from tests.conftest import unique_table_names
 from tests.loaders.conftest import skip_on_dynalite
 
 if TYPE_CHECKING:
@@ -38,3 +42,14 @@ async def test_create_tables_enables_ttl_where_items_have_one(
             assert status["TimeToLiveStatus"] == "DISABLED"
         else:
             assert status == {"TimeToLiveStatus": "ENABLED", "AttributeName": "ttl"}
+
+
+async def test_a_table_already_there_is_accepted_only_with_the_keys_asked_for(
+    dynamodb: DynamoDBClient, tables: TableNames
+) -> None:
+    # The retry of a CreateTable that timed out finds the table its first attempt made.
+    await create_tables(dynamodb, tables, ttl=False, streams=False)
+    # An older table under the name, with other keys, is not the one asked for.
+    clashing = dataclasses.replace(unique_table_names(), pave=tables.locks)
+    with pytest.raises(ValueError, match=f"table {tables.locks} exists with the key schema"):
+        await create_tables(dynamodb, clashing, ttl=False, streams=False)

@@ -4,6 +4,13 @@ The released schemas are kept as they were released, `schema/released/<version>.
 the built schema is compared with the newest one by graphql-core's `find_breaking_changes`
 and `find_dangerous_changes`, and each change is named by its schema coordinate
 (`User.recurringExpenses`, `User.savingsMonths(months:)`, `BalanceAlertDecision.SENT`).
+
+This check says whether a removal is allowed (deprecated in a release before); it cannot say
+whether a client still reads what is removed. The gateway counts that per coordinate and
+client (`gateway_field_usage_total`): before removing a deprecated coordinate, run
+`insight-gateway usage <Prometheus>/api/v1/query --window 30d` (or a replica's `/metrics`),
+which names the same coordinates as here and exits 1 while any deprecated one is still read
+(docs/field-usage.md).
 """
 
 from __future__ import annotations

@@ -87,9 +87,9 @@ async def test_sent_writes_the_alert_row(
         "alert": {
             "alertSent": True,
             "updatedDate": "2026-12-02T11:31:28Z",
-            "balanceSetting": "50",
+            "balanceSetting": "50.00",
             "availableBalance": "49.99",
-            "currentBalance": "120.1",
+            "currentBalance": "120.10",
             "cooldownUntil": "2026-12-09T11:31:28Z",
         },
     }

@@ -319,14 +319,14 @@ async def test_the_request_deadline_bounds_a_slow_dynamodb(
     """Each attempt is under the read timeout, but together they would take longer than
     the request may: the deadline ends the call and only its fields fail."""
     proxy.inject("Query", Delay(READ_TIMEOUT * 0.9), times=1000)
-    started = time.monotonic()
     result = await run(
         gateway_schema, faulty, settings, clock, NULLABLE_QUERY, deadline=READ_TIMEOUT * 0.6
     )
-    elapsed = time.monotonic() - started
+    # The attempt would have succeeded (its delay is under the read timeout): the field is
+    # null because the deadline ended it, and nothing was tried after the deadline.
     assert result.data == {"user": {**expected["nullable"]["user"], QUERY_FIELD: None}}
     assert failed_paths(result) == {("user", QUERY_FIELD): UNAVAILABLE}
-    assert elapsed < READ_TIMEOUT * 0.6 + 0.3
+    assert proxy.received["Query"] == proxy.injected["Query"] == 1
 
 
 async def test_a_failed_page_fails_only_its_own_users(

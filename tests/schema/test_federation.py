@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import partial
 from typing import Any
 
@@ -17,7 +18,7 @@ from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.context import build_context
 from schema.cost_policy import GATEWAY_COST_POLICY
-from schema.extensions.cost_limit import CostLimit
+from schema.extensions.cost_limit import CostLimit, CostMeasure
 from schema.extensions.measures import query_cost
 from schema.principal import Principal
 from schema.root import build_schema
@@ -80,17 +81,22 @@ async def test_the_service_sdl_is_the_printed_subgraph_with_user_as_an_entity(
 
     assert sdl + "\n" == schema_sdl(federation=True)
     assert sdl.startswith(
-        'schema @link(url: "https://specs.apollo.dev/federation/v2.0", import: ["@key"]) {'
+        'schema @link(url: "https://specs.apollo.dev/federation/v2.0", import: ["@key"])'
+        ' @link(url: "https://specs.apollo.dev/cost/v0.1", import: ["@cost", "@listSize"]) {'
     )
     assert 'type User @key(fields: "id") {' in sdl
     assert "union _Entity = User" in sdl
-    # The subgraph is the gateway's schema plus federation's own parts, nothing else.
+    # The subgraph is the gateway's schema plus federation's own parts and the cost
+    # directives (tests/schema/test_cost_directives.py), nothing else.
     plain = schema_sdl()
     assert "_service" not in plain
     assert "_entities" not in plain
     assert "@key" not in plain
-    for line in plain.splitlines():
-        assert line.replace("type User {", 'type User @key(fields: "id") {') in sdl
+    assert "@cost" not in plain
+    without_costs = re.sub(r" @(cost|listSize)\([^)]*\)", "", sdl)
+    # (The plain SDL's explicit `schema {` is the subgraph's `schema @link(…) {`.)
+    for line in plain.removeprefix("schema {\n").splitlines():
+        assert line.replace("type User {", 'type User @key(fields: "id") {') in without_costs
 
 
 @pytest.mark.usefixtures("demo")
@@ -187,7 +193,9 @@ def test_representations_multiply_the_cost_as_ids_do(subgraph_schema: Any) -> No
 
 
 async def test_the_cost_limit_refuses_too_many_representations(dynamo: Dynamo) -> None:
-    limited = build_schema([partial(CostLimit, 100, GATEWAY_COST_POLICY)], federation=True)
+    limited = build_schema(
+        [partial(CostLimit, 100, CostMeasure(GATEWAY_COST_POLICY))], federation=True
+    )
     ten = await run(limited, ENTITIES, representations(TEN_USERS), dynamo=dynamo)
     eleven = await run(
         limited,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from typing import Any, cast
 
+import aioboto3
 import httpx
 from starlette.applications import Starlette
 from starlette.routing import Route
@@ -12,12 +14,15 @@ from gateway.cli.demo import ADA, BOB, CY, seed_demo
 from gateway.cli.examples import DASHBOARD_QUERY, FRONTEND_QUERY, dashboard_variables
 from gateway.observability.health import readyz
 from gateway.settings import Settings
+from loaders.changes import Change, MemoryChangeFeed, ShardPosition
 from loaders.dynamodb import Dynamo
 from loaders.lock import LockClient
+from loaders.streams import LeaseCoordinator, StreamsApi
 from loaders.tables import Table, TableNames
 from schema.clock import FixedClock
 from schema.principal import Principal
 from tests.conftest import CallCounter
+from tests.loaders.changes.test_memory_feed import Recorder
 from tests.schema.conftest import Execute, data_of
 from tests.schema.test_mutations import (
     capture_input,
@@ -27,7 +32,7 @@ from tests.schema.test_mutations import (
     savings_input,
     verification_input,
 )
-from tests.test_readme import iam_policy
+from tests.test_readme import iam_policy, iam_stream_policy
 
 
 async def test_the_iam_policy_allows_every_call_the_reads_make(
@@ -118,3 +123,67 @@ def _calls_by_table(calls: CallCounter, names: TableNames) -> dict[str, set[str]
         for table in tables:
             used.setdefault(default_name[table], set()).add(f"dynamodb:{operation}")
     return used
+
+
+async def test_the_iam_policy_is_exactly_what_the_stream_readers_use(
+    dynamo: Dynamo,
+    settings: Settings,
+    endpoint_url: str,
+    dynamodb_calls: CallCounter,
+) -> None:
+    """The readers' stream calls are the policy's stream actions, and their lease calls on
+    `locks` (and DescribeTable) are within what the policy grants."""
+    stream_calls = CallCounter()
+    feed = MemoryChangeFeed()
+    recorder = Recorder()
+    feed.listen(recorder)
+    session = aioboto3.Session()
+    async with session.client(
+        "dynamodbstreams", endpoint_url=endpoint_url, region_name="us-east-1"
+    ) as client:
+        client.meta.events.register("before-parameter-build.dynamodbstreams", stream_calls)
+        reader = LeaseCoordinator(
+            dynamo=dynamo,
+            api=cast("StreamsApi", client),
+            feed=feed,
+            lease_seconds=2.0,
+            tick_seconds=0.2,
+        )
+        await reader.start()
+        try:
+            for _ in range(500):
+                if len({p.table for p in recorder.heard if isinstance(p, ShardPosition)}) == 3:
+                    break
+                await asyncio.sleep(0.02)
+            await dynamo.put(Table.BALANCE_SETTINGS, {"user_id": "u-9"})
+            for _ in range(500):
+                if Change(Table.BALANCE_SETTINGS, "u-9") in recorder.heard:
+                    break
+                await asyncio.sleep(0.02)
+        finally:
+            await reader.stop()
+    assert Change(Table.BALANCE_SETTINGS, "u-9") in recorder.heard
+
+    default_name = {settings.tables.name(t): TableNames().name(t) for t in Table}
+    streams_used: dict[str, set[str]] = {}
+    for operation, params in stream_calls.requests:
+        if "StreamArn" in params:
+            table = params["StreamArn"].split(":table/")[1].split("/stream/")[0]
+            streams_used.setdefault(default_name[table], set()).add(f"dynamodb:{operation}")
+    # GetRecords names no stream, only an iterator got on one: it is on every stream read.
+    assert stream_calls.calls["GetRecords"] > 0
+    for actions in streams_used.values():
+        if "dynamodb:GetShardIterator" in actions:
+            actions.add("dynamodb:GetRecords")
+    assert streams_used == iam_stream_policy()
+    # The test's own write (the Insight Service's, in production) is not the readers'.
+    dynamodb_calls.requests = [
+        (operation, params)
+        for operation, params in dynamodb_calls.requests
+        if params.get("TableName") != settings.tables.balance_settings or operation != "PutItem"
+    ]
+    used = _calls_by_table(dynamodb_calls, settings.tables)
+    policy = iam_policy()
+    for table, actions in used.items():
+        assert actions <= policy[table], f"{table} needs {sorted(actions - policy[table])}"
+    assert "dynamodb:UpdateItem" in used["locks"]

@@ -144,7 +144,7 @@ def detection_input(**changes: Any) -> dict[str, Any]:
         "mlResultsUsed": False,
         "mlPredictionId": "pred-5",
         "mlPredictions": ["t-1", "t-2"],
-        "mlProbabilities": ["0.91", "0.2"],
+        "mlProbabilities": ["0.91", "0.20"],
         **changes,
     }
 
@@ -337,7 +337,7 @@ async def test_record_savings_snapshot_sums_the_accounts_into_this_month(
     assert data_of(result)["recordSavingsSnapshot"] == {
         "month": "2026-12",
         "accounts": [
-            {"accountId": "acc-1", "amount": "1200.5", "subtype": "savings"},
+            {"accountId": "acc-1", "amount": "1200.50", "subtype": "savings"},
             {"accountId": "acc-2", "amount": "99.99", "subtype": "checking"},
         ],
         "totalAvailable": "1300.49",
@@ -474,13 +474,13 @@ async def test_record_income_detection_run_writes_one_list_per_method(
                     {
                         "transactionId": "t-1",
                         "name": "ACME PAYROLL",
-                        "amount": "1500",
+                        "amount": "1500.00",
                         "date": "2026-11-27",
                     },
                     {
                         "transactionId": "t-2",
                         "name": "ACME PAYROLL",
-                        "amount": "1499.5",
+                        "amount": "1499.50",
                         "date": "2026-11-27",
                     },
                 ],
@@ -491,7 +491,7 @@ async def test_record_income_detection_run_writes_one_list_per_method(
         "mlResultsUsed": False,
         "mlPredictionId": "pred-5",
         "mlPredictions": ["t-1", "t-2"],
-        "mlProbabilities": ["0.91", "0.2"],
+        "mlProbabilities": ["0.91", "0.20"],
     }
 
     def detected(n: int, amount: str) -> Any:

@@ -177,7 +177,7 @@ async def test_income_verification_alert_label_income_and_settings(
             "alertSent": True,
             "updatedDate": "2026-11-30T10:00:00Z",
             "balanceSetting": "100.00",
-            "availableBalance": "84.2",
+            "availableBalance": "84.20",
             "currentBalance": "96.10",
             "cooldownUntil": "2026-12-07T10:00:00Z",
         },
@@ -189,7 +189,7 @@ async def test_income_verification_alert_label_income_and_settings(
             "nextDate": "2026-12-11",
             "updatedDate": "2026-12-01T00:00:00Z",
         },
-        "lowBalanceAlert": "100.5",
+        "lowBalanceAlert": "100.50",
     }
     empty = {
         "incomeVerification": None,
@@ -428,7 +428,7 @@ async def test_scores_runs_and_last_pages_newest_first_with_limits(
             "mlResultsUsed": False,
             "mlPredictionId": "p-1",
             "mlPredictions": ["t-1", "t-2"],
-            "mlProbabilities": ["0.97", "0.5"],
+            "mlProbabilities": ["0.97", "0.50"],
             "methodResults": [
                 {
                     "method": "a",

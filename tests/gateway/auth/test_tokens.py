@@ -12,9 +12,13 @@ import pytest
 from joserfc.jwk import ECKey, KeySet, RSAKey
 
 from gateway.auth.jwks import parse_jwks
-from gateway.auth.tokens import TokenVerifier, hs256_key_from_secret, mint_token
+from gateway.auth.tokens import (
+    TokenVerifier,
+    Unauthenticated,
+    hs256_key_from_secret,
+    mint_token,
+)
 from gateway.settings import Settings, SettingsError
-from loaders.errors import Unauthenticated
 from schema.clock import FixedClock
 from schema.principal import Principal
 from tests.gateway import jwt_factory

@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 
 from gateway.cli.main import main
-from gateway.http.trusted_documents import TrustedDocuments
+from gateway.protection.trusted_documents import TrustedDocuments
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.root import build_schema
 from tests.gateway.http_client import END_USER, gateway_client, tokens
+from tests.processes import free_port
 
 VIEWER = """\
 query Viewer {
@@ -138,7 +139,9 @@ def test_serve_stops_on_an_invalid_manifest_naming_the_operation(
         "INSIGHT_TRUSTED_DOCUMENTS_FILE", write(tmp_path, "m.json", json.dumps(manifest))
     )
     monkeypatch.setenv("INSIGHT_AUTH_HS256_SECRET", "s" * 32)
-    assert main(["serve", "--endpoint", "http://127.0.0.1:9"]) == 2
+    # A free port: serve binds its port before anything else.
+    port = str(free_port())
+    assert main(["serve", "--endpoint", "http://127.0.0.1:9", "--port", port]) == 2
     error = capsys.readouterr().err
     assert "operation Stale does not fit the schema" in error
     assert "removedField" in error

@@ -11,7 +11,7 @@ from starlette.applications import Starlette
 from gateway.app import create_app
 from gateway.cli.demo import ADA
 from gateway.cli.examples import demo_user_query
-from gateway.cli.main import embedded_graphiql
+from gateway.cli.serve import embedded_graphiql
 from gateway.http.graphiql import ASSETS_PATH, graphiql_static_mount, render_graphiql_page
 from gateway.http.graphiql_assets import ASSETS, ASSETS_DIR, assets_present
 from gateway.settings import Settings

@@ -75,3 +75,18 @@ def test_fetching_without_npm_fails_clearly_and_writes_nothing(
     assert code == 1
     assert "is not on PATH" in capsys.readouterr().err
     assert not dest.exists()
+
+
+def test_make_serve_without_npm_warns_and_carries_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dest = tmp_path / "graphiql"
+
+    code = main(["--dest", str(dest), "--npm", str(tmp_path / "no-npm-here"), "--optional"])
+
+    assert code == 0
+    err = capsys.readouterr().err
+    assert err.startswith("warning: ")
+    assert "is not on PATH" in err
+    assert "public CDN" in err
+    assert not dest.exists()

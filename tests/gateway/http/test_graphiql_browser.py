@@ -5,23 +5,17 @@ come from the gateway itself."""
 from __future__ import annotations
 
 import json
-import os
-import re
 import shutil
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import httpx
 import pytest
 
 from gateway.cli.demo import ADA
-from gateway.cli.embedded import free_port
 from gateway.http.graphiql_assets import assets_present
+from tests.gateway.cli.serving import serve
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -55,51 +49,16 @@ class Embedded:
 
 @pytest.fixture(scope="module")
 def embedded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedded]:
-    """`insight-gateway serve --embedded`, as `make serve` runs it, on a free port."""
+    """`insight-gateway serve --embedded`, as `make serve` runs it, on a free port, in a
+    checkout of its own (its development secret is the test's, not the working tree's)."""
     if not assets_present():
         pytest.fail("GraphiQL's assets are missing: run `make graphiql-assets`")
-    port = free_port()
-    output = tmp_path_factory.mktemp("serve") / "stdout.txt"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("INSIGHT_")}
-    script = Path(sys.executable).parent / "insight-gateway"
-    with (
-        output.open("w") as stdout,
-        subprocess.Popen(
-            [script, "serve", "--embedded", "--port", str(port)],
-            stdout=stdout,
-            stderr=subprocess.STDOUT,
-            env=env,
-        ) as process,
-    ):
-        try:
-            url = f"http://127.0.0.1:{port}"
-            _wait_until_healthy(url, process, output)
-            printed = output.read_text()
-            assert f"GraphiQL: {url}/graphql" in printed
-            token = re.search(r"pre-filled in GraphiQL:\n(\S+)\n", printed)
-            assert token is not None, printed
-            yield Embedded(url=url, token=token.group(1))
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=5)
-
-
-def _wait_until_healthy(url: str, process: subprocess.Popen[bytes], output: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"serve --embedded exited with {process.returncode}:\n{output.read_text()}")
-        try:
-            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    pytest.fail(f"serve --embedded did not answer /healthz within 60 s:\n{output.read_text()}")
+    checkout = tmp_path_factory.mktemp("serve")
+    (checkout / "pyproject.toml").write_text("")
+    with serve(checkout, "--embedded") as served:
+        assert f"GraphiQL: {served.url}/graphql" in served.printed
+        assert "DASHBOARD_TOKEN" in served.tokens, served.printed
+        yield Embedded(url=served.url, token=served.tokens["DASHBOARD_TOKEN"])
 
 
 def test_graphiql_opens_on_the_demo_query_and_a_typed_query_shows_the_demo_users_data(
@@ -197,3 +156,37 @@ def _editor_value(page: Page, selector: str) -> str:
         "(selector) => document.querySelector(selector).CodeMirror.getValue()", selector
     )
     return value
+
+
+def test_a_link_to_a_query_opens_graphiql_on_it_through_the_root(
+    embedded: Embedded, tmp_path: Path
+) -> None:
+    from urllib.parse import urlencode
+
+    from playwright.sync_api import sync_playwright
+
+    query = "query Linked($id: ID!) { user(id: $id) { id lowBalanceAlert } }"
+    variables = json.dumps({"id": ADA})
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
+        )
+        try:
+            page = browser.new_page()
+            # A link to the root, as a person would share it: `/` leads to `/graphql`.
+            page.goto(f"{embedded.url}/?{urlencode({'query': query, 'variables': variables})}")
+            page.wait_for_selector(QUERY_EDITOR, timeout=20_000)
+            landed = page.url
+            opened = _editor_value(page, QUERY_EDITOR)
+            page.click(".graphiql-execute-button")
+            page.wait_for_function(
+                "() => document.querySelector('.result-window').innerText.includes('100.00')",
+                timeout=20_000,
+            )
+            result = json.loads(_editor_value(page, RESULT))
+        finally:
+            browser.close()
+
+    assert landed.startswith(embedded.url + "/graphql?")
+    assert opened == query
+    assert result == {"data": {"user": {"id": ADA, "lowBalanceAlert": "100.00"}}}

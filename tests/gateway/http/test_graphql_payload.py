@@ -8,7 +8,7 @@ from strawberry.types import ExecutionResult
 from strawberry.types.execution import PreExecutionError
 
 from gateway.http.graphql_payload import is_request_error, payload_of
-from loaders.errors import QueryTooComplex
+from schema.errors import QueryTooComplex
 
 
 def test_an_unexpected_exception_before_execution_is_masked(

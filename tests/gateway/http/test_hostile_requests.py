@@ -93,7 +93,8 @@ CASES = [
         "BAD_REQUEST",
         json=q("query A { viewer { id } }", operationName="B"),
     ),
-    Case("batch while batching is off", 400, "BAD_REQUEST", json=[q("{ viewer { id } }")] * 2),
+    Case("a batch over the bound", 400, "BAD_REQUEST", json=[q("{ viewer { id } }")] * 11),
+    Case("an empty batch", 400, "BAD_REQUEST", json=[]),
     Case(
         "text/plain (a simple request)",
         415,

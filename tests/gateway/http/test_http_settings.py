@@ -10,7 +10,7 @@ from gateway.settings import Settings, SettingsError
 def test_defaults() -> None:
     settings = Settings.from_environ({})
     assert settings.max_body_bytes == 262_144
-    assert settings.max_batch_operations == 0
+    assert settings.max_batch_operations == 10
     assert settings.graphiql is True
     assert settings.introspection is True
     assert settings.cors_origins == ()

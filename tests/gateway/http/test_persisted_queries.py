@@ -5,12 +5,12 @@ from typing import Any
 
 import pytest
 
+from gateway.http.http_problem import BadRequest
 from gateway.http.persisted_queries import (
     PersistedQueries,
     PersistedQueryNotFound,
     PersistedQueryNotSupported,
 )
-from loaders.errors import BadRequest
 
 QUERY = "{ viewer { id } }"
 

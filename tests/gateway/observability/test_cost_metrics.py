@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-from datetime import timedelta
 from typing import Any
 
-import httpx
-
-from gateway.app import create_app
-from gateway.auth.tokens import mint_token
 from gateway.settings import Settings
 from schema.clock import FixedClock
-from schema.principal import DASHBOARD
+from tests.gateway.http_client import app_client
 from tests.gateway.observability.test_metrics_and_logs import samples, value
 
 SECRET = "cost-metrics-secret-0123456789abcdef"
@@ -22,16 +17,8 @@ ALERTS = '{ users(ids: ["a", "b", "c"]) { alert { alertSent } latestMine { mined
 async def test_calls_round_trips_and_capacity_are_observed_per_operation(
     settings: Settings, clock: FixedClock
 ) -> None:
-    app = create_app(dataclasses.replace(settings, auth_hs256_secret=SECRET), clock=clock)
-    token = mint_token(SECRET, "dash-1", [DASHBOARD], timedelta(hours=1), clock)
-    async with (
-        app.router.lifespan_context(app),
-        httpx.AsyncClient(
-            transport=httpx.ASGITransport(app),
-            base_url="http://gateway",
-            headers={"Authorization": f"Bearer {token}"},
-        ) as client,
-    ):
+    configured = dataclasses.replace(settings, auth_hs256_secret=SECRET)
+    async with app_client(configured, clock) as client:
         asked = await client.post(
             "/graphql", json={"query": ALERTS}, headers={"X-Insight-Cost": "1"}
         )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import io
 import json
 import logging
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -29,18 +29,11 @@ from tests.faults import (
     ServerError,
     Throttle,
     Unprocess,
-    fault_proxy,
 )
 from tests.gateway.observability.test_metrics_and_logs import samples, serving, value
 
 MINE = f'{{ user(id: "{ADA}") {{ id alert {{ alertSent }} latestMine {{ minedAt }} }} }}'
 POINTS = f'{{ user(id: "{ADA}") {{ id payday {{ nextDate }} alert {{ alertSent }} }} }}'
-
-
-@pytest.fixture
-async def proxy(endpoint_url: str) -> AsyncIterator[FaultProxy]:
-    async with fault_proxy(endpoint_url) as proxy:
-        yield proxy
 
 
 @pytest.fixture

@@ -10,32 +10,23 @@ import json
 import logging
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
-from datetime import timedelta
 from typing import Any
 
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from gateway.app import create_app
-from gateway.auth.tokens import mint_token
 from gateway.cli.demo import ADA, seed_demo
 from gateway.observability.logs import JsonFormatter, RequestIdFilter
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
-from schema.principal import DASHBOARD
-from tests.faults import FaultProxy, Refuse, Throttle, Unprocess, fault_proxy
+from tests.faults import FaultProxy, Refuse, Throttle, Unprocess
+from tests.gateway.http_client import app_client
 
 SECRET = "metrics-tests-secret-0123456789abcdef"
 POINTS = f'{{ user(id: "{ADA}") {{ id payday {{ nextDate }} alert {{ alertSent }} }} }}'
 MINE = f'{{ user(id: "{ADA}") {{ id alert {{ alertSent }} latestMine {{ minedAt }} }} }}'
-
-
-@pytest.fixture
-async def proxy(endpoint_url: str) -> AsyncIterator[FaultProxy]:
-    async with fault_proxy(endpoint_url) as proxy:
-        yield proxy
 
 
 @asynccontextmanager
@@ -49,16 +40,7 @@ async def serving(
         auth_hs256_secret=SECRET,
         **overrides,
     )
-    app = create_app(configured, clock=clock)
-    token = mint_token(SECRET, "dash-1", [DASHBOARD], timedelta(hours=1), clock)
-    async with (
-        app.router.lifespan_context(app),
-        httpx.AsyncClient(
-            transport=httpx.ASGITransport(app),
-            base_url="http://gateway",
-            headers={"Authorization": f"Bearer {token}"},
-        ) as client,
-    ):
+    async with app_client(configured, clock) as client:
         yield client
 
 

@@ -24,11 +24,20 @@ from typing import Any
 
 from graphql import GraphQLError, GraphQLSchema, OperationDefinitionNode, parse, validate
 
+from loaders.errors import GatewayError
+
 APOLLO_FORMAT = "apollo-persisted-query-manifest"
 SHA256_PREFIX = "sha256:"
 _SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 #: The one label of every operation not in the manifest (no GraphQL name has parentheses).
 UNLISTED = "(unlisted)"
+
+
+class PersistedQueryNotInList(GatewayError):
+    """Trusted documents are enforced and the operation is not one of them (refused unread)."""
+
+    code = "PERSISTED_QUERY_NOT_IN_LIST"
+    default_message = "This operation is not in the gateway's list of trusted documents"
 
 
 class ManifestError(ValueError):

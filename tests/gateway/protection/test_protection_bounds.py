@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from gateway.http.operation_gate import UntrustedLog
-from gateway.http.rate_limit import StorageAlarm
+from gateway.protection.rate_limit import StorageAlarm
 
 
 def test_the_audit_logs_each_document_once_within_a_bounded_memory(

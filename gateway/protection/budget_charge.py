@@ -9,36 +9,34 @@ no DynamoDB call is made. Each operation of a batch is charged on its own.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 from graphql import ExecutionResult, GraphQLError
+from strawberry.extensions import SchemaExtension
 
-from gateway.http.rate_limit import Budgets, record_charge
+from gateway.protection.rate_limit import Budgets, record_charge
 from loaders.errors import GatewayError
-from schema.document_memo import DocumentMemo
-from schema.extensions import CostLimit, CostPolicy
+from schema.extensions import CostMeasure
 from schema.principal import Principal
 
 
-class BudgetCharge(CostLimit):
-    """Charges what the cost limit measures (its `measure` and memo key; at least 1 point).
+class BudgetCharge(SchemaExtension):
+    """Charges what the cost limit measured (at least 1 point).
 
-    It only borrows CostLimit's measure: the limit itself stays the CostLimit's job.
+    Given the cost limit's own CostMeasure, it reads the cost the limit measured on
+    validation from the measure's memo: a document is never measured twice.
     """
 
-    def __init__(self, budgets: Budgets, policy: CostPolicy, memo: DocumentMemo[int]) -> None:
-        super().__init__(0, policy, memo)
+    def __init__(self, budgets: Budgets, cost: CostMeasure) -> None:
         self.budgets = budgets
-
-    def on_validate(self) -> Iterator[None]:
-        yield
+        self.cost = cost
 
     async def on_execute(self) -> AsyncIterator[None]:
         context = self.execution_context
         principal = getattr(context.context, "principal", None)
         document = context.graphql_document
         if isinstance(principal, Principal) and document is not None and context.result is None:
-            cost = max(1, self.measured(document))
+            cost = max(1, self.cost.of(context, document))
             try:
                 charge = await self.budgets.charge(principal, cost)
             except GatewayError as error:  # the storage is down and the gateway fails closed

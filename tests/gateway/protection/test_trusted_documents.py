@@ -16,7 +16,7 @@ import pytest
 
 from gateway.app import create_app
 from gateway.http.media_types import GRAPHQL_RESPONSE_JSON
-from gateway.http.trusted_documents import ManifestError
+from gateway.protection.trusted_documents import ManifestError
 from gateway.settings import Settings, SettingsError
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
@@ -304,3 +304,29 @@ async def test_an_unknown_document_id_is_not_found_outside_enforce(
     assert error["extensions"] == {"code": "PERSISTED_QUERY_NOT_FOUND"}
     assert error["message"] == f"No trusted document has the id 'sha256:{'0' * 64}'"
     assert dynamodb_calls.total == 0
+
+
+async def test_enforce_refuses_an_unlisted_operation_of_a_batch_at_its_own_place(
+    settings: Settings,
+    dynamo: Dynamo,
+    clock: FixedClock,
+    tmp_path: Path,
+    dynamodb_calls: CallCounter,
+) -> None:
+    manifest = apollo_manifest(tmp_path / "manifest.json", LISTED)
+    async with gateway_client(
+        settings, dynamo, clock, trusted_documents="enforce", trusted_documents_file=manifest
+    ) as client:
+        response = await client.post(
+            "/graphql",
+            json=[{"query": LISTED}, {"query": UNLISTED}, {"extensions": apq(LISTED)}],
+            headers=auth(clock),
+        )
+    assert response.status_code == 200
+    listed, unlisted, by_hash = response.json()
+    assert listed == SERVED
+    assert by_hash == SERVED
+    assert unlisted["errors"][0]["extensions"]["code"] == "PERSISTED_QUERY_NOT_IN_LIST"
+    assert "data" not in unlisted
+    # The two listed operations' payday keys went out together; the unlisted alert never did.
+    assert dynamodb_calls.calls == {"BatchGetItem": 1}

@@ -27,7 +27,7 @@ from limits.aio.strategies import MovingWindowRateLimiter
 from limits.storage import storage_from_string
 
 from gateway.settings import Settings
-from loaders.errors import RateLimited, RateLimitUnavailable
+from loaders.errors import GatewayError
 from schema.principal import DASHBOARD, WRITER, Principal
 
 logger = logging.getLogger("gateway.rate_limit")
@@ -38,6 +38,46 @@ STORAGE_TIMEOUT_SECONDS = 0.5
 #: While the storage fails, one WARNING per this many seconds (with the count since the last).
 WARNING_INTERVAL_SECONDS = 60.0
 _NAMESPACE = "insight-budget"
+
+
+class RateLimited(GatewayError):
+    """The principal's budget of cost points is spent (HTTP 429, with Retry-After)."""
+
+    code = "RATE_LIMITED"
+    default_message = "Rate limit exceeded"
+
+    def __init__(
+        self, *, policy: str, limit: int, window_seconds: int, cost: int, retry_after: int
+    ):
+        if cost > limit:
+            message = (
+                f"This operation costs {cost} points, more than the whole {policy} budget of "
+                f"{limit} per {window_seconds} s: it is never served to this principal"
+            )
+        else:
+            message = (
+                f"The {policy} budget of {limit} cost points per {window_seconds} s is spent "
+                f"(this operation costs {cost}); retry in {retry_after} s"
+            )
+        super().__init__(
+            message,
+            extensions={
+                "retryAfter": retry_after,
+                "limit": {"policy": policy, "points": limit, "windowSeconds": window_seconds},
+                "cost": cost,
+            },
+        )
+        self.retry_after = retry_after
+
+
+class RateLimitUnavailable(GatewayError):
+    """The budgets' storage is unreachable and the gateway is set to fail closed (HTTP 503).
+
+    The contract's codes have none for this: it is the gateway's own failure, so
+    INTERNAL_SERVER_ERROR, with a message that says what to do and names no host."""
+
+    code = "INTERNAL_SERVER_ERROR"
+    default_message = "The rate limiter is unavailable; try again"
 
 
 @dataclass(frozen=True, slots=True)

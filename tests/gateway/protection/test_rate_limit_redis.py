@@ -21,19 +21,12 @@ from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock, SystemClock
 from tests.conftest import CallCounter
-from tests.gateway.http.test_rate_limit import ONE, THREE, bearer, remaining
 from tests.gateway.http_client import OTHER_USER, SECRET, gateway_client
-from tests.redis_server import RedisServer, free_port
+from tests.gateway.protection.test_rate_limit import ONE, THREE, bearer, remaining
+from tests.processes import free_port
+from tests.redis_server import RedisServer
 
 STARTUP_SECONDS = 30.0
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer()
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

@@ -1,0 +1,157 @@
+"""The order a batch (a JSON array of operations, SPEC section 4) runs its operations in.
+
+Queries run concurrently, so that the loads of every query of the batch fall into the same
+event-loop ticks of the one set of loaders the batch shares, and go to DynamoDB together:
+the batch waits on DynamoDB once, not once per operation. A mutation is a barrier: it
+starts after every operation before it has ended, and the operations after it start after
+it has ended, so that a batch's writes happen in order and a query reads what the mutations
+before it wrote (the loaders learn each write, `UserReads.wrote`).
+
+Running together is not enough when an operation awaits real I/O before its resolvers run
+(the budget charge against Redis): the queries would reach their loads in different ticks
+and each go to DynamoDB alone. So the queries of one run meet at a start gate: the
+`BatchStart` extension, the last before execution, holds each one until every query of the
+run has reached it or ended (refused by its limits, its validation or its budget), and then
+lets them all resolve in the same tick.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextvars import ContextVar
+from typing import TypeVar
+
+from graphql import OperationDefinitionNode, OperationType, parse
+from graphql.error import GraphQLError
+from strawberry.extensions import SchemaExtension
+
+T = TypeVar("T")
+
+#: Distinct (text, operation name) pairs whose operation type is remembered.
+KIND_MEMORY = 512
+
+
+class OperationKinds:
+    """Whether a text's executed operation is a mutation, remembered per text.
+
+    Only a text that contains the word `mutation` is parsed (with the token limit, so that
+    a hostile text costs no more than the limit that refuses it later); one that does not
+    parse, or names no operation it holds, counts as a query: its execution refuses it on
+    its own, with its own error.
+    """
+
+    def __init__(self, max_tokens: int, maxsize: int = KIND_MEMORY) -> None:
+        self.max_tokens = max_tokens
+        self.maxsize = maxsize
+        self._known: OrderedDict[tuple[str, str | None], bool] = OrderedDict()
+
+    def is_mutation(self, text: str, operation_name: str | None) -> bool:
+        if "mutation" not in text:
+            return False
+        key = (text, operation_name)
+        known = self._known.get(key)
+        if known is None:
+            known = self._parse(text, operation_name)
+            self._known[key] = known
+            while len(self._known) > self.maxsize:
+                self._known.popitem(last=False)
+        else:
+            self._known.move_to_end(key)
+        return known
+
+    def _parse(self, text: str, operation_name: str | None) -> bool:
+        try:
+            document = parse(text, no_location=True, max_tokens=self.max_tokens)
+        except GraphQLError:
+            return False
+        operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
+        if operation_name is not None:
+            operations = [op for op in operations if op.name and op.name.value == operation_name]
+        return len(operations) == 1 and operations[0].operation is OperationType.MUTATION
+
+
+class StartGate:
+    """Opens once each of `parties` operations has arrived (reached execution, or ended)."""
+
+    def __init__(self, parties: int) -> None:
+        self._waiting = parties
+        self._open = asyncio.Event()
+        if parties <= 0:
+            self._open.set()
+
+    def arrival(self) -> Arrival:
+        return Arrival(self)
+
+    def _arrive(self) -> None:
+        self._waiting -= 1
+        if self._waiting <= 0:
+            self._open.set()
+
+
+class Arrival:
+    """One operation's place at a StartGate; arriving twice counts once."""
+
+    def __init__(self, gate: StartGate) -> None:
+        self.gate = gate
+        self.arrived = False
+
+    def arrive(self) -> None:
+        if not self.arrived:
+            self.arrived = True
+            self.gate._arrive()
+
+    async def arrive_and_wait(self) -> None:
+        self.arrive()
+        await self.gate._open.wait()
+
+
+#: The current operation's place at its run's start gate (set in the operation's own task).
+_arrival: ContextVar[Arrival | None] = ContextVar("batch_arrival", default=None)
+
+
+class BatchStart(SchemaExtension):
+    """Holds an operation of a batch, as its execution starts, until the other queries of its
+    run are there too. Outside a batch it does nothing. It must come after every extension
+    that awaits before execution (the budget charge)."""
+
+    async def on_execute(self) -> AsyncIterator[None]:
+        arrival = _arrival.get()
+        if arrival is not None:
+            await arrival.arrive_and_wait()
+        yield
+
+
+async def run_in_order(
+    steps: Sequence[Callable[[], Awaitable[T]]], barriers: Sequence[bool]
+) -> list[T]:
+    """Every step's result, in order: runs of non-barrier steps concurrently (one task
+    each, meeting at a start gate), each barrier step alone, after everything before it."""
+    results: dict[int, T] = {}
+    pending: list[int] = []
+
+    async def run(index: int, gate: StartGate | None = None) -> None:
+        arrival = None if gate is None else gate.arrival()
+        # gather runs each step in a task of its own, with its own copy of the context.
+        _arrival.set(arrival)
+        try:
+            results[index] = await steps[index]()
+        finally:
+            if arrival is not None:
+                arrival.arrive()  # ended without reaching execution: the others go on
+
+    async def flush() -> None:
+        if pending:
+            gate = StartGate(len(pending))
+            await asyncio.gather(*(run(index, gate) for index in pending))
+            pending.clear()
+
+    for index, barrier in enumerate(barriers):
+        if barrier:
+            await flush()
+            await run(index)
+        else:
+            pending.append(index)
+    await flush()
+    return [results[index] for index in range(len(steps))]

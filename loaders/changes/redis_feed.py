@@ -1,0 +1,226 @@
+"""`RedisChangeFeed`: the change feed among replicas, over Redis publish/subscribe (coredis).
+
+Every message goes to one channel and comes back to every subscribed replica, the publisher
+included, whose listeners hear it. A message is compact JSON:
+`{"p": publisher, "n": number, "c": [[table, partition key], ...]}` (changes),
+`{"p", "n", "s": [table, shard, current as of]}` (a position) or `{"p", "n", "r": reason}`
+(a resync). Each publisher numbers its messages: a gap (Redis pub/sub is at most once: a
+subscriber's connection dropped and came back) makes the listeners resync.
+
+A supervisor keeps the subscription and PINGs Redis every `health_seconds`; when Redis does
+not answer (gone, or frozen) the feed is `connected = False`, its listeners hear
+`disconnected()`, and it reconnects with jittered exponential backoff; once back, they hear
+`resync("change feed reconnected")`. While cut off, `publish` raises `FeedUnavailable`, so
+that a stream reader keeps its checkpoint and publishes again later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import coredis
+import orjson
+
+from loaders.changes.feed import Change, ChangeListener, ShardPosition
+from loaders.lock import random_name
+from loaders.tables import Table
+
+logger = logging.getLogger("gateway.changes")
+
+CHANNEL = "insight-gateway:changes"
+
+
+class FeedUnavailable(Exception):
+    """The change feed cannot publish now (Redis is unreachable)."""
+
+
+class RedisChangeFeed:
+    def __init__(
+        self,
+        uri: str,
+        *,
+        channel: str = CHANNEL,
+        health_seconds: float = 0.5,
+        timeout_seconds: float = 1.0,
+        backoff_base: float = 0.1,
+        backoff_cap: float = 5.0,
+    ) -> None:
+        self._uri = uri
+        self._channel = channel
+        self._health_seconds = health_seconds
+        self._timeout = timeout_seconds
+        self._backoff_base = backoff_base
+        self._backoff_cap = backoff_cap
+        self._listeners: list[ChangeListener] = []
+        self._client: coredis.Redis[bytes] | None = None
+        self._connected = False
+        self._was_connected = False
+        self._closing = False
+        self._task: asyncio.Task[None] | None = None
+        self._ready = asyncio.Event()
+        self._publisher = random_name()[:16]
+        self._number = 0
+        self._sending = asyncio.Lock()
+        self._last_seen: dict[str, int] = {}
+
+    @property
+    def connected(self) -> bool:
+        return self._connected
+
+    # --- publishing ---------------------------------------------------------------------
+
+    async def publish(self, changes: Sequence[Change]) -> None:
+        if changes:
+            await self._send({"c": [[c.table.value, c.partition_key] for c in changes]})
+
+    async def publish_position(self, position: ShardPosition) -> None:
+        await self._send(
+            {"s": [position.table.value, position.shard_id, round(position.current_as_of, 3)]}
+        )
+
+    async def publish_resync(self, reason: str) -> None:
+        await self._send({"r": reason})
+
+    async def _send(self, body: dict[str, Any]) -> None:
+        client = self._client
+        if client is None or not self._connected:
+            raise FeedUnavailable("the change feed is not connected to Redis")
+        # One at a time: the numbers are consecutive and the messages arrive in their order.
+        async with self._sending:
+            body["p"] = self._publisher
+            body["n"] = self._number + 1
+            try:
+                async with asyncio.timeout(self._timeout):
+                    await client.publish(self._channel, orjson.dumps(body))
+            except (TimeoutError, coredis.exceptions.RedisError, OSError) as error:
+                raise FeedUnavailable(f"publish to Redis failed: {error!r}") from error
+            self._number += 1
+
+    # --- listening ----------------------------------------------------------------------
+
+    def listen(self, listener: ChangeListener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    async def start(self) -> None:
+        """Connect (in the background, reconnecting for ever); waits up to the timeout for
+        the first connection, so that a replica starting with Redis up starts connected."""
+        self._task = asyncio.create_task(self._supervise(), name="redis-change-feed")
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(self._timeout * 3):
+                await self._ready.wait()
+
+    async def close(self) -> None:
+        self._closing = True
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        self._listeners.clear()
+
+    async def _supervise(self) -> None:
+        failures = 0
+        while True:
+            try:
+                await self._connect_and_consume()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                if self._connected or failures == 0:
+                    logger.warning("change feed: Redis connection failed: %r", error)
+            finally:
+                await self._cut_off()
+            failures += 1
+            ceiling = min(self._backoff_cap, self._backoff_base * 2 ** min(failures, 16))
+            await asyncio.sleep(random.uniform(ceiling / 2, ceiling))
+
+    async def _connect_and_consume(self) -> None:
+        client: coredis.Redis[bytes] = coredis.Redis.from_url(
+            self._uri, connect_timeout=self._timeout, stream_timeout=None
+        )
+        self._client = client
+        pubsub = client.pubsub(ignore_subscribe_messages=True)
+        try:
+            async with asyncio.timeout(self._timeout):
+                await pubsub.subscribe(self._channel)
+                await client.ping()
+            self._connected = True
+            self._ready.set()
+            if self._was_connected:
+                logger.info("change feed: Redis is back; listeners resync")
+                self._last_seen.clear()
+                self._each(lambda listener: listener.resync("change feed reconnected"))
+            self._was_connected = True
+            async with asyncio.TaskGroup() as group:
+                group.create_task(self._consume(pubsub))
+                group.create_task(self._check_health(client))
+        finally:
+            # Synchronous: disconnects and stops coredis's consumer task at once, even when
+            # Redis is frozen (an UNSUBSCRIBE would wait for it) or this task is cancelled.
+            pubsub.close()
+            client.connection_pool.disconnect()
+
+    async def _cut_off(self) -> None:
+        client, self._client = self._client, None
+        if self._connected:
+            self._connected = False
+            if self._closing:
+                return
+            logger.warning("change feed: cut off from Redis; changes may be missed")
+            self._each(lambda listener: listener.disconnected())
+        del client
+
+    async def _check_health(self, client: coredis.Redis[bytes]) -> None:
+        while True:
+            await asyncio.sleep(self._health_seconds)
+            async with asyncio.timeout(self._timeout):
+                await client.ping()
+
+    async def _consume(self, pubsub: Any) -> None:
+        async for message in pubsub:
+            if message.get("type") != "message":
+                continue
+            data = message.get("data")
+            try:
+                body = orjson.loads(data)
+            except (orjson.JSONDecodeError, TypeError):
+                logger.warning("change feed: a message that is not ours on %s", self._channel)
+                continue
+            if isinstance(body, dict):
+                self._deliver(body)
+        raise ConnectionError("the Redis subscription ended")
+
+    def _deliver(self, body: dict[str, Any]) -> None:
+        publisher, number = body.get("p"), body.get("n")
+        if isinstance(publisher, str) and isinstance(number, int):
+            last = self._last_seen.get(publisher)
+            self._last_seen[publisher] = number
+            if last is not None and number != last + 1:
+                logger.warning("change feed: %d messages lost; listeners resync", number - last - 1)
+                self._each(lambda listener: listener.resync("change feed lost messages"))
+        try:
+            if "c" in body:
+                changes = [Change(Table(table), key) for table, key in body["c"]]
+                self._each(lambda listener: listener.changes(changes))
+            elif "s" in body:
+                table, shard, as_of = body["s"]
+                position = ShardPosition(Table(table), str(shard), float(as_of))
+                self._each(lambda listener: listener.position(position))
+            elif "r" in body:
+                reason = str(body["r"])
+                self._each(lambda listener: listener.resync(reason))
+        except (ValueError, TypeError, KeyError):
+            logger.warning("change feed: a malformed message on %s", self._channel)
+
+    def _each(self, call: Callable[[ChangeListener], None]) -> None:
+        for listener in tuple(self._listeners):
+            try:
+                call(listener)
+            except Exception:
+                logger.exception("A change listener failed")
