@@ -4,8 +4,8 @@ redis-server; subscriptions open on both replicas while writes land straight to 
 and through the mutation, and replica-1 is restarted mid-run. Every write is seen by every
 subscription of its user (0 missed), sockets cut by the restart come back, the re-reads
 stay within one per change per distinct document and replica, and with the coherent cache
-on every write shows in a query answer and no answer is stale past the feed's lag bound. (`make load` is the full
-run, with its figures.)"""
+on every write shows in a query answer and no answer is stale past the feed's lag bound.
+(`make load` is the full run, with its figures.)"""
 
 from __future__ import annotations
 
