@@ -7,6 +7,7 @@ every read either way."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from datetime import datetime
 from functools import partial
@@ -198,5 +199,7 @@ def _current_expenses(
 async def _later_expenses(
     kind: ExpenseKind, mine: Answer[MineRow | None], items: Found[list[Item]]
 ) -> list[ExpenseRow]:
-    # Both loads are already asked for: awaiting one, then the other, is the same one wait.
-    return _current_expenses(kind, await settled(mine), await settled(items))
+    # Both loads are already asked for (one wait); gathered, as before, so that a failure of
+    # either is the field's error and neither is left unretrieved.
+    latest, found = await asyncio.gather(settled(mine), settled(items))
+    return _current_expenses(kind, latest, found)
