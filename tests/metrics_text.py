@@ -1,6 +1,6 @@
 """Reading a `/metrics` page in tests, with prometheus_client's own parser (never by hand):
-`samples(text)` for every sample, `value` for one series, `total` and `by_label` to add
-series up. Sample names are as exposed (a counter's carry `_total`)."""
+`samples(text)` for every sample, `value` for one series, `series` for each of one name,
+`total` and `by_label` to add them up. Sample names are as exposed (a counter's carry `_total`)."""
 
 from __future__ import annotations
 
@@ -29,6 +29,15 @@ def value(text: str | Samples, name: str, **labels: str) -> float:
     """The sample `name` with exactly these labels; 0.0 when the page has none (a labelled
     counter shows no series before its first count)."""
     return _read(text).get((name, frozenset(labels.items())), 0.0)
+
+
+def series(text: str | Samples, name: str) -> list[tuple[dict[str, str], float]]:
+    """Each sample `name`: its labels and its value."""
+    return [
+        (dict(sample_labels), found)
+        for (sample, sample_labels), found in _read(text).items()
+        if sample == name
+    ]
 
 
 def total(text: str | Samples, name: str, **labels: str) -> float:

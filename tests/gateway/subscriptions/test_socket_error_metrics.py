@@ -27,10 +27,8 @@ ERRORS = "gateway_graphql_errors_total"
 
 
 async def error_counts(live: LiveGateway) -> Counter[str]:
-    url = live.url.replace("ws://", "http://").replace("/graphql", "/metrics")
-    async with httpx.AsyncClient() as client:
-        text = (await client.get(url, timeout=10)).text
-    return Counter({code: int(count) for code, count in by_label(text, ERRORS, "code").items()})
+    found = by_label(await live.metrics(), ERRORS, "code")
+    return Counter({code: int(count) for code, count in found.items()})
 
 
 def codes_of(message: dict[str, Any]) -> list[str]:
