@@ -1,6 +1,7 @@
-"""Errors sent over the socket are coded and counted as HTTP's are: `gateway_graphql_errors_total`
-moves by the codes the client read in `error` messages and in `next` messages' `errors`, and
-the HTTP answers and the socket's count into the same series."""
+"""Errors sent over the socket are coded, counted and logged as HTTP's are:
+`gateway_graphql_errors_total` moves by the codes the client read in `error` messages and in
+`next` messages' `errors`, the HTTP answers and the socket's count into the same series, and
+the socket's log lines carry its request id."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from gateway.observability.logs import RequestIdFilter
 from gateway.settings import Settings
 from schema.clock import FixedClock
 from tests.gateway.subscriptions.conftest import (
@@ -131,3 +133,17 @@ async def test_http_and_the_socket_count_into_the_same_series(live: LiveGateway)
     # The same error, the same code, whichever way it came.
     assert [error["extensions"] for error in message["payload"]] == over_http
     assert after - before == Counter({"GRAPHQL_VALIDATION_FAILED": 2})
+
+
+async def test_the_sockets_log_lines_carry_its_request_id(
+    live: LiveGateway, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.handler.addFilter(RequestIdFilter())
+    caplog.set_level(logging.INFO, logger="gateway.subscriptions")
+    async with open_socket(live.url, headers={"X-Request-ID": "socket-42"}) as socket:
+        await socket.send({"type": "connection_init", "payload": {}})
+        code, _ = await socket.closed()
+
+    assert code == 4401
+    [closing] = [r for r in caplog.records if r.getMessage().startswith("closing a WebSocket")]
+    assert getattr(closing, "request_id", None) == "socket-42"
