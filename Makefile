@@ -57,6 +57,13 @@ $(CLIENTS): tests/clients/package-lock.json
 	npm ci --prefix tests/clients --no-audit --no-fund --loglevel=error
 	touch $(CLIENTS)
 
+# Real subscription clients (npm graphql-ws, Apollo Client's GraphQLWsLink) for
+# tests/gateway/subscriptions/test_real_clients.py, at the versions of its package-lock.json.
+WS_CLIENTS := tests/ws_clients/node_modules/.package-lock.json
+$(WS_CLIENTS): tests/ws_clients/package-lock.json
+	npm ci --prefix tests/ws_clients --no-audit --no-fund --loglevel=error
+	touch $(WS_CLIENTS)
+
 # schema.graphql is the printed SDL; a test fails until it is regenerated after a schema change.
 schema: $(STAMP)
 	$(BIN)/insight-gateway schema > schema.graphql
@@ -88,7 +95,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-pytest: $(STAMP) graphiql-assets $(DYNALITE) $(FEDERATION) $(CLIENTS)
+pytest: $(STAMP) graphiql-assets $(DYNALITE) $(FEDERATION) $(CLIENTS) $(WS_CLIENTS)
 	$(BIN)/pytest
 
 # The performance benchmark (bench/): dynalite from npm, the gateway under uvicorn, one table.

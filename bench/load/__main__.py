@@ -7,7 +7,11 @@ halfway, replica-1 is SIGTERMed and started again. Target: 0 wrong, 0 failed, 0 
 writes, no error at all. Phase 2: the replicas restarted (one at a time) behind a proxy
 that throttles `--throttle` of DynamoDB calls: still 0 wrong, 0 failed, 0 lost writes, and
 only DYNAMODB_UNAVAILABLE, on exactly the fields that could not be read.
-Prints one table; exits 1 when a target is missed.
+Live phase (bench/load/live.py): a second topology over moto's server (dynalite has no
+streams) with subscriptions on and the change feed through Redis: `--live-subscriptions`
+open through nginx while `--live-writes` land (half straight to DynamoDB, half through the
+mutation) with a rolling restart: 0 missed, and the latency from write to event.
+Prints one table a phase; exits 1 when a target is missed.
 """
 
 from __future__ import annotations
@@ -20,6 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.load.driver import PhaseResult, fault_free_answers, run_phase
+from bench.load.live import enable_streams, live_problems, run_live_phase
+from bench.load.live import report as live_report
+from bench.load.moto_process import MotoServer
 from bench.load.topology import Topology, stop, topology
 from bench.load.workload import (
     CLASSES,
@@ -95,7 +102,7 @@ def missed(result: PhaseResult, *, errors_allowed: bool) -> list[str]:
 async def run(topo: Topology, args: argparse.Namespace) -> int:
     given = tokens()
     expected = await fault_free_answers(topo.url, given)
-    endpoint = topo.dynalite.endpoint_url
+    endpoint = topo.backend.endpoint_url
     plain = await run_phase(
         "No faults, one rolling restart",
         topo,
@@ -121,7 +128,7 @@ async def run(topo: Topology, args: argparse.Namespace) -> int:
 async def throttled_phase(
     topo: Topology, args: argparse.Namespace, given: Tokens, expected: dict[tuple[str, str], Any]
 ) -> PhaseResult:
-    endpoint = topo.dynalite.endpoint_url
+    endpoint = topo.backend.endpoint_url
     proxy, port = await asyncio.to_thread(
         start_throttle_proxy, endpoint, args.throttle, topo.workdir / "throttle-proxy.log"
     )
@@ -170,14 +177,52 @@ def main() -> int:
     parser.add_argument(
         "--time-limit", type=float, default=3600.0, help="seconds per phase, at most"
     )
+    parser.add_argument("--live-subscriptions", type=int, default=1000)
+    parser.add_argument("--live-writes", type=int, default=600)
+    parser.add_argument(
+        "--live-rate",
+        type=float,
+        default=None,
+        help="writes a second (default: half what moto sustains, at most 20)",
+    )
     parser.add_argument("--logs", default=str(ROOT / "test-artifacts" / "load"))
     args = parser.parse_args()
     workdir = Path(args.logs).resolve()
     print(f"logs and nginx.conf in {workdir}/", flush=True)
-    with topology(
-        workdir, lambda endpoint: print(f"seeded {asyncio.run(seed(endpoint))} items")
-    ) as topo:
-        return asyncio.run(run(topo, args))
+    status = 0
+    if args.requests:
+        with topology(
+            workdir, lambda endpoint: print(f"seeded {asyncio.run(seed(endpoint))} items")
+        ) as topo:
+            status = asyncio.run(run(topo, args))
+    if args.live_subscriptions:
+        with topology(
+            workdir / "live",
+            seed_live,
+            backend=lambda: MotoServer(workdir / "live" / "moto.log"),
+            live=True,
+        ) as topo:
+            status = max(status, asyncio.run(run_live(topo, args)))
+    return status
+
+
+def seed_live(endpoint: str) -> None:
+    print(f"seeded {asyncio.run(seed(endpoint))} items (moto)")
+    asyncio.run(enable_streams(endpoint))
+
+
+async def run_live(topo: Topology, args: argparse.Namespace) -> int:
+    result = await run_live_phase(
+        topo,
+        tokens(),
+        subscriptions=args.live_subscriptions,
+        writes=args.live_writes,
+        rate=args.live_rate,
+    )
+    print("\n" + live_report(result), flush=True)
+    problems = live_problems(result)
+    print("\nRESULT (live):", "; ".join(problems) if problems else "OK", flush=True)
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

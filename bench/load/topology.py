@@ -1,4 +1,5 @@
-"""The production topology on 127.0.0.1: dynalite, gateway replicas (uvicorn, one worker
+"""The production topology on 127.0.0.1: a DynamoDB (dynalite, or moto's server where the
+DynamoDB Streams of the live phase are needed), gateway replicas (uvicorn, one worker
 each, the image's entry point), and Debian's nginx in front of them with the repository's
 own `deploy/nginx.conf` (only its ports rendered). Every process is this run's own, on a
 free loopback port, and is stopped by its process id on the way out.
@@ -23,6 +24,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from bench.processes import ROOT, free_port
 from gateway.settings import Settings
@@ -32,6 +34,20 @@ NGINX_CONF = ROOT / "deploy" / "nginx.conf"
 SECRET = "load-secret-0123456789abcdef0123456789"
 READY_SECONDS = 30.0
 STOP_SECONDS = 30.0
+
+
+class Backend(Protocol):
+    """The DynamoDB the replicas use: a process of this run's own."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def endpoint_url(self) -> str: ...
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
 
 
 def rss_mib(pid: int) -> float:
@@ -157,7 +173,7 @@ class Topology:
     """nginx -> replicas -> DynamoDB endpoint, all on 127.0.0.1 (see `topology()`)."""
 
     workdir: Path
-    dynalite: DynaliteServer
+    backend: Backend
     nginx: subprocess.Popen[bytes]
     url: str
     replicas: list[Replica]
@@ -169,7 +185,7 @@ class Topology:
         return {
             "nginx": [self.nginx.pid, *children(self.nginx.pid)],
             **{replica.name: [replica.pid] for replica in self.replicas},
-            "dynalite": [self.dynalite.pid],
+            "dynamodb": [self.backend.pid],
         }
 
     def point_replicas_at(self, endpoint: str) -> None:
@@ -187,6 +203,25 @@ def replica_env(endpoint: str) -> dict[str, str]:
         "INSIGHT_DYNAMODB_ENDPOINT_URL": endpoint,
         "INSIGHT_AUTH_HS256_SECRET": SECRET,
         "INSIGHT_MAX_QUERY_COST": "100000",
+    }
+
+
+#: Seconds a killed replica's stream shards stay leased: short, so that the live phase's
+#: takeover is seen within it (the default, 10 s, is for production).
+LIVE_LEASE_SECONDS = "5"
+
+
+def live_env(shared: Mapping[str, str]) -> dict[str, str]:
+    """Subscriptions and the coherent cache on, the change feed through the budgets' Redis
+    (publish/subscribe)."""
+    redis = shared.get("INSIGHT_RATE_LIMIT_STORAGE_URI")
+    if redis is None:
+        raise RuntimeError("the live phase needs redis-server: apt-get install redis-server")
+    return {
+        "INSIGHT_SUBSCRIPTIONS": "true",
+        "INSIGHT_CACHE": "on",
+        "INSIGHT_CHANGE_FEED_URI": redis,
+        "INSIGHT_STREAM_LEASE_SECONDS": LIVE_LEASE_SECONDS,
     }
 
 
@@ -212,21 +247,29 @@ def rate_limit_storage(workdir: Path) -> Iterator[dict[str, str]]:
 
 @contextmanager
 def topology(
-    workdir: Path, prepare: Callable[[str], None], replicas: int = 2
+    workdir: Path,
+    prepare: Callable[[str], None],
+    replicas: int = 2,
+    *,
+    backend: Callable[[], Backend] = DynaliteServer,
+    live: bool = False,
 ) -> Iterator[Topology]:
-    """Start dynalite (then `prepare(endpoint)`: its tables and items), the replicas and
-    nginx; stop them all on the way out."""
+    """Start the DynamoDB `backend` (then `prepare(endpoint)`: its tables and items), the
+    replicas and nginx; stop them all on the way out. `live`: the replicas serve
+    subscriptions, read the tables' streams and share changes through the run's Redis."""
     nginx_binary = shutil.which("nginx") or "/usr/sbin/nginx"
     if not Path(nginx_binary).exists():
         raise RuntimeError("nginx is not installed: apt-get install nginx (.ci/run does)")
     workdir.mkdir(parents=True, exist_ok=True)
     with ExitStack() as stack:
-        dynalite = DynaliteServer()
-        dynalite.start()
-        stack.callback(dynalite.stop)
-        prepare(dynalite.endpoint_url)
+        dynamodb = backend()
+        dynamodb.start()
+        stack.callback(dynamodb.stop)
+        prepare(dynamodb.endpoint_url)
         shared = stack.enter_context(rate_limit_storage(workdir))
-        env = {**replica_env(dynalite.endpoint_url), **shared}
+        if live:
+            shared = {**shared, **live_env(shared)}
+        env = {**replica_env(dynamodb.endpoint_url), **shared}
         started: list[Replica] = []
         for index in range(replicas):
             replica = Replica(f"replica-{index + 1}", free_port(), env, workdir)
@@ -243,4 +286,4 @@ def topology(
         stack.callback(stop, nginx)
         url = f"http://127.0.0.1:{listen}"
         wait_ready(url + "/readyz", nginx, error_log)
-        yield Topology(workdir, dynalite, nginx, url, started, shared)
+        yield Topology(workdir, dynamodb, nginx, url, started, shared)

@@ -121,8 +121,8 @@ class RedisChangeFeed:
         self._closing = True
         if self._task is not None:
             self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            # gather, not a suppressed await: a cancel of close() itself still ends it.
+            await asyncio.gather(self._task, return_exceptions=True)
             self._task = None
         self._listeners.clear()
 

@@ -330,5 +330,5 @@ class LockClient(Heartbeats):
                 log.warning("release of lock %s failed", key, exc_info=True)
             finally:
                 heartbeat.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await heartbeat
+                # gather, not a suppressed await: a cancel of this block still ends it.
+                await asyncio.gather(heartbeat, return_exceptions=True)

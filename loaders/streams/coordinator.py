@@ -142,19 +142,18 @@ class LeaseCoordinator:
                 await asyncio.wait_for(asyncio.shield(self._task), timeout=10.0)
             except TimeoutError:
                 self._task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await self._task
+                # gather, not a suppressed await: a cancel of stop() itself still ends it.
+                await asyncio.gather(self._task, return_exceptions=True)
             self._task = None
         held = list(self._held.values())
         self._held.clear()
         for each in held:
             each.task.cancel()
             each.heartbeat.cancel()
-        for each in held:
-            with contextlib.suppress(asyncio.CancelledError):
-                await each.task
-            with contextlib.suppress(asyncio.CancelledError):
-                await each.heartbeat
+        await asyncio.gather(
+            *(task for each in held for task in (each.task, each.heartbeat)),
+            return_exceptions=True,
+        )
         await asyncio.gather(*(self._release(each, "stopping") for each in held))
 
     # --- the tick -----------------------------------------------------------------------

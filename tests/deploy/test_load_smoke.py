@@ -56,7 +56,7 @@ def test_a_rolling_restart_under_load_loses_nothing(tmp_path: Path) -> None:
                 time_limit=REQUESTS / RATE * 3,
                 restart_at=0.5,
             )
-            return result, await lost_writes(topo.dynalite.endpoint_url, result.written)
+            return result, await lost_writes(topo.backend.endpoint_url, result.written)
 
         result, lost = asyncio.run(load())
         restarted = topo.replicas[0].restarts

@@ -53,14 +53,15 @@ class Socket:
         await self.connection.send(message if isinstance(message, str) else json.dumps(message))
 
     async def receive(self, within: float = WAIT_SECONDS) -> dict[str, Any]:
-        """The next message that is not a keepalive ping (answered with a pong)."""
-        while True:
-            text = await asyncio.wait_for(self.connection.recv(), within)
-            message: dict[str, Any] = json.loads(text)
-            if message.get("type") == "ping":
-                await self.send({"type": "pong"})
-                continue
-            return message
+        """The next message that is not a keepalive ping (answered with a pong), within
+        `within` seconds in all: the server's pings do not extend the wait."""
+        async with asyncio.timeout(within):
+            while True:
+                message: dict[str, Any] = json.loads(await self.connection.recv())
+                if message.get("type") == "ping":
+                    await self.send({"type": "pong"})
+                    continue
+                return message
 
     async def init(self, token: str | None, **payload: Any) -> dict[str, Any]:
         if token is not None:

@@ -1,0 +1,64 @@
+"""moto's server as a process of the run's own on a free 127.0.0.1 port: the DynamoDB (and
+DynamoDB Streams) of the live phase. dynalite has no streams; an in-process moto would share
+the driver's interpreter, so its answers would wait on the driver's thousand sockets."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from bench.processes import free_port
+
+STARTUP_SECONDS = 30.0
+
+
+class MotoServer:
+    def __init__(self, log: Path | None = None) -> None:
+        self._process: subprocess.Popen[bytes] | None = None
+        self._log = log
+        self.port = 0
+
+    @property
+    def pid(self) -> int:
+        assert self._process is not None
+        return self._process.pid
+
+    @property
+    def endpoint_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self.port = free_port()
+        code = "import sys; from moto.server import main; main(sys.argv[1:])"
+        output = self._log.open("wb") if self._log else subprocess.DEVNULL
+        self._process = subprocess.Popen(
+            [sys.executable, "-c", code, "-H", "127.0.0.1", "-p", str(self.port)],
+            stdout=output,
+            stderr=output,
+        )
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                raise RuntimeError("moto's server exited at start")
+            try:
+                with urllib.request.urlopen(self.endpoint_url + "/moto-api/", timeout=1):
+                    return
+            except urllib.error.HTTPError:
+                return  # it answers: up
+            except (urllib.error.URLError, OSError):
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"moto's server did not answer within {STARTUP_SECONDS} s")
+
+    def stop(self) -> None:
+        if self._process is not None and self._process.poll() is None:
+            self._process.terminate()
+            try:
+                self._process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
