@@ -3,8 +3,8 @@
 // graphql-transport-ws socket, sends the first message (the `connection_init`), then the others
 // once the server acknowledges, as a person pasting the lines would. It prints every message
 // the server sends (one JSON line each; pings are answered with a pong and not printed), and
-// `{"close": {"code", "reason"}}` when the socket closes. It runs until its stdin closes, or
-// for at most 120 seconds.
+// `{"close": {"code", "reason"}}` when the socket closes. It runs until it is stopped, or for at
+// most 120 seconds.
 
 const [url, first, ...rest] = process.argv.slice(2);
 const socket = new WebSocket(url, "graphql-transport-ws");
@@ -34,10 +34,3 @@ socket.addEventListener("close", (event) => {
 socket.addEventListener("error", () => {
   // The close event that follows says how it ended.
 });
-
-process.stdin.on("end", () => {
-  clearTimeout(deadline);
-  socket.close(1000, "done");
-  process.exit(0);
-});
-process.stdin.resume();

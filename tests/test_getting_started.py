@@ -1,20 +1,21 @@
 """docs/getting-started.md works as written: its shell steps (the queries, the mutations,
 the token command), pasted in order into a shell holding the tokens `serve --embedded`
 printed, answer what the page shows (dates aside, which depend on the day); and its
-subscription (step 6), opened where the page opens it, sends the events the page shows, the
-first at once and the next after the page's mutation.
+subscription (step 6), the page's node script run where the page runs it, prints the events
+the page shows, the first at once and the next after the page's mutation.
 
-The page's node script needs the npm `graphql-ws` and `ws` packages, which a test cannot
-install: its query and token go over node's own WebSocket instead (tests/raw_socket.mjs), in
-the graphql-transport-ws messages the page's second example (websocat) pastes, and that
-example's own lines are sent as written."""
+The script's packages (`npm install graphql-ws@6 ws@8`) are tests/ws_clients' (installed by
+`make`), not fetched again. The second example's lines (websocat, which the machine need not
+have) are sent as written over node's own WebSocket (tests/raw_socket.mjs)."""
 
 from __future__ import annotations
 
 import json
+import os
 import queue
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -30,14 +31,17 @@ import httpx
 
 from tests.gateway.cli.serving import clean_env, serve
 from tests.metrics_text import samples, series, value
+from tests.ws_clients.node_client import FOLDER as WS_CLIENTS
+from tests.ws_clients.node_client import require_node
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "getting-started.md"
 FENCE = re.compile(r"^( *)```(\w+)\n(.*?)^\1```$", re.M | re.S)
 DATE = re.compile(r"\d{4}-\d{2}(-\d{2}(T[0-9:.]+Z)?)?")
-#: The step that opens the subscription, and its script's query and default URL.
+#: The step that runs the subscription, the folder it makes, and what it installs there.
 SUBSCRIBE = "node subscribe.mjs"
-SCRIPT_QUERY = re.compile(r"const query = `(.*?)`;", re.S)
+SCRATCH = "/tmp/insight-subscribe"
+INSTALL = re.compile(r"^npm install --no-audit --no-fund graphql-ws@(\d+) ws@(\d+)\n", re.M)
 PAGE_WS = "ws://127.0.0.1:8000/graphql"
 RAW_SOCKET = ROOT / "tests" / "raw_socket.mjs"
 #: Generous for a loaded 2-core machine: an event comes within a second or two.
@@ -77,8 +81,8 @@ def test_the_page_has_a_step_for_each_kind_of_operation() -> None:
     assert "TODO" not in PAGE.read_text()
 
 
-class RawSocket:
-    """tests/raw_socket.mjs running: the messages it prints, read one at a time with a bound."""
+class Printed:
+    """A running process's stdout, one JSON line at a time, each awaited with a bound."""
 
     def __init__(self, process: subprocess.Popen[str], stderr: IO[str]) -> None:
         self.process = process
@@ -92,72 +96,68 @@ class RawSocket:
         for line in self.process.stdout:
             self.lines.put(line)
 
-    def message(self) -> dict[str, Any]:
+    def line(self) -> dict[str, Any]:
         try:
             line = self.lines.get(timeout=EVENT_SECONDS)
         except queue.Empty:
             self.stderr.seek(0)
             raise AssertionError(
-                f"no message in {EVENT_SECONDS} s after {self.seen}: {self.stderr.read()}"
+                f"nothing printed in {EVENT_SECONDS} s after {self.seen}: {self.stderr.read()}"
             ) from None
-        message: dict[str, Any] = json.loads(line)
-        self.seen.append(message)
-        return message
+        printed: dict[str, Any] = json.loads(line)
+        self.seen.append(printed)
+        return printed
 
-    def event(self) -> dict[str, Any]:
-        """The next `next` message's payload (what graphql-ws's client yields)."""
-        message = self.message()
-        while message.get("type") == "connection_ack":
-            message = self.message()
-        assert message.get("type") == "next", message
-        payload: dict[str, Any] = message["payload"]
-        return payload
+
+@contextmanager
+def printing(command: list[str], **options: Any) -> Iterator[Printed]:
+    """`command` running (in its own process group) until the block ends."""
+    # A file, not a pipe, for what it writes on stderr: it can never fill and stall it.
+    with (
+        tempfile.TemporaryFile("w+") as stderr,
+        subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            start_new_session=True,
+            **options,
+        ) as process,
+    ):
+        try:
+            yield Printed(process, stderr)
+        finally:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
 
 
 def node() -> list[str]:
     """node, with its WebSocket turned on where it is still behind a flag (node 20)."""
     found = shutil.which("node")
-    assert found is not None, "node is not on PATH: step 6 of the page runs on it"
+    assert found is not None
     probe = [found, "-e", "process.exit(typeof WebSocket === 'function' ? 0 : 1)"]
     built_in = subprocess.run(probe, check=False, timeout=30).returncode == 0
     return [found] if built_in else [found, "--experimental-websocket", "--no-warnings"]
 
 
-@contextmanager
-def raw_socket(url: str, messages: list[dict[str, Any]]) -> Iterator[RawSocket]:
-    lines = [json.dumps(message) for message in messages]
-    # A file, not a pipe, for what node writes on stderr: it can never fill and stall it.
-    with (
-        tempfile.TemporaryFile("w+") as stderr,
-        subprocess.Popen(
-            [*node(), str(RAW_SOCKET), url, *lines],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            text=True,
-        ) as process,
-    ):
-        try:
-            yield RawSocket(process, stderr)
-        finally:
-            assert process.stdin is not None
-            process.stdin.close()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-
-def subscribe_messages(script: str, token: str) -> list[dict[str, Any]]:
-    """What the page's script sends: its token in `connection_init`, then its query."""
-    assert "connectionParams: { Authorization: `Bearer ${process.env.TOKEN}` }" in script
-    found = SCRIPT_QUERY.search(script)
-    assert found is not None, "the page's script has no `const query`"
-    return [
-        {"type": "connection_init", "payload": {"Authorization": f"Bearer {token}"}},
-        {"id": "1", "type": "subscribe", "payload": {"query": found.group(1)}},
-    ]
+def subscribe_script(body: str, scratch: Path, port: str) -> str:
+    """The page's step with its scratch folder in the test's, and the packages it installs
+    taken from tests/ws_clients (the same major versions)."""
+    installed = INSTALL.search(body)
+    assert installed is not None, "the step installs graphql-ws and ws"
+    locked = json.loads((WS_CLIENTS / "package.json").read_text())["dependencies"]
+    for package, major in zip(("graphql-ws", "ws"), installed.groups(), strict=True):
+        assert locked[package].split(".")[0] == major, (package, locked[package])
+    scratch.mkdir()
+    (scratch / "node_modules").symlink_to(WS_CLIENTS / "node_modules")
+    assert SCRATCH in body
+    script = INSTALL.sub("", body).replace(SCRATCH, str(scratch))
+    return script.replace("127.0.0.1:8000", f"127.0.0.1:{port}")
 
 
 def websocat_messages(body: str, token: str) -> tuple[str, list[dict[str, Any]]]:
@@ -184,13 +184,14 @@ def wait_until_reading(url: str, tables: int = 3, seconds: float = 60.0) -> None
 def test_every_step_answers_as_the_page_shows(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / ".venv").symlink_to(Path(sys.executable).parents[1])
+    require_node()
     with serve(tmp_path, "--embedded") as served, ExitStack() as sockets:
         env = clean_env(**served.tokens)
         port = served.url.rsplit(":", 1)[1]
         ws_url = PAGE_WS.replace("8000", port)
         token = served.tokens["TOKEN"]
         wait_until_reading(served.url)
-        subscription: RawSocket | None = None
+        subscription: Printed | None = None
         answer: str | None = None  # the last step's output, until the page shows it
         events = 0
         for kind, body in blocks():
@@ -201,7 +202,7 @@ def test_every_step_answers_as_the_page_shows(tmp_path: Path) -> None:
                 else:
                     # Not a step's answer: what the subscription prints next.
                     assert subscription is not None, f"a JSON block that answers nothing: {body}"
-                    assert undated(json.dumps(subscription.event())) == undated(body)
+                    assert undated(json.dumps(subscription.line())) == undated(body)
                     events += 1
                 continue
             if answer is not None:  # a step the page shows no answer for
@@ -211,16 +212,19 @@ def test_every_step_answers_as_the_page_shows(tmp_path: Path) -> None:
                 script = body.replace("127.0.0.1:8000", f"127.0.0.1:{port}")
                 answer = run_step(script, env, tmp_path)
             elif kind == "sh" and SUBSCRIBE in body:
-                assert PAGE_WS in body
-                messages = subscribe_messages(body, token)
-                subscription = sockets.enter_context(raw_socket(ws_url, messages))
+                script = subscribe_script(body, tmp_path / "insight-subscribe", port)
+                command = ["bash", "-euo", "pipefail", "-c", script]
+                subscription = sockets.enter_context(printing(command, cwd=tmp_path, env=env))
             elif kind == "sh" and body.startswith("websocat"):
                 url, messages = websocat_messages(body, token)
                 assert url == PAGE_WS
-                with raw_socket(ws_url, messages) as pasted:
-                    first = pasted.event()
-                assert "errors" not in first, first
-                assert first["data"]["viewerChanged"]["id"] == "demo-ada"
+                lines = [json.dumps(message) for message in messages]
+                with printing([*node(), str(RAW_SOCKET), ws_url, *lines]) as pasted:
+                    assert pasted.line() == {"type": "connection_ack"}
+                    first = pasted.line()
+                assert first["type"] == "next", first
+                assert "errors" not in first["payload"], first
+                assert first["payload"]["data"]["viewerChanged"]["id"] == "demo-ada"
         if answer is not None:
             assert json.loads(answer)["data"], answer
     # The initial state, and the user as it reads after the page's mutation.
