@@ -128,7 +128,7 @@ def create_app(
         clock=clock,
         graphiql=graphiql,
         gate=gate,
-        count_error=metrics.count_error,
+        count_errors=metrics.count_errors,
     )
     app = Starlette(
         routes=[
