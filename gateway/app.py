@@ -29,6 +29,7 @@ from gateway.protection.rate_limit import Budgets
 from gateway.resources import open_dynamo, settled_collector
 from gateway.settings import Settings
 from gateway.subscriptions.wiring import open_subscriptions
+from loaders.cache import WritePublisher
 from loaders.lock import LockClient
 from schema.clock import Clock, SystemClock
 from schema.cost_policy import GATEWAY_COST_POLICY
@@ -76,6 +77,9 @@ def create_app(
                     )
                     app.state.live_data = live
                     app.state.change_feed = live.feed
+                    # The gateway's own writes are published as they are answered, so its
+                    # subscribers see them at once (the stream carries them later too).
+                    app.state.write_publisher = WritePublisher(None, live.feed)
                 if settings.cache:
                     # The cache listens to the feed whether or not subscriptions are served.
                     await live_stack.enter_async_context(open_cache(app, settings))
@@ -128,7 +132,7 @@ def create_app(
         clock=clock,
         graphiql=graphiql,
         gate=gate,
-        count_error=metrics.count_error,
+        count_errors=metrics.count_errors,
     )
     app = Starlette(
         routes=[

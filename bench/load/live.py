@@ -253,11 +253,20 @@ async def write_load(
     restart: bool,
 ) -> None:
     """Open loop at `result.rate`: even writes straight to DynamoDB, odd ones through the
-    mutation (nginx, a writer's token); a rolling restart of replica-1 halfway."""
+    mutation (nginx, a writer's token); a rolling restart of replica-1 halfway. A user's
+    writes go one after another (each waits for that user's previous one to be answered):
+    two in flight at once could commit in either order, and the table would then rightly
+    hold the smaller amount."""
+    in_turn = {user: asyncio.Lock() for user in USERS}
     async with local_client(topo.backend.endpoint_url) as client:
 
         async def one(n: int) -> None:
-            user, amount = USERS[n % len(USERS)], FIRST_AMOUNT + n
+            user = USERS[n % len(USERS)]
+            async with in_turn[user]:
+                await write_one(n, user)
+
+        async def write_one(n: int, user: str) -> None:
+            amount = FIRST_AMOUNT + n
             sent = time.monotonic()
             error = None
             try:
@@ -272,9 +281,12 @@ async def write_load(
                 via, error = "direct" if n % 2 == 0 else "mutation", repr(failure)[:200]
             result.writes.append(Write(user, amount, via, sent, error, time.monotonic()))
             if error is None:
-                await poll_until_visible(
+                visible = poll_until_visible(
                     topo.url, given.viewers[user], user, amount, sent, result, session
                 )
+                pollers.append(asyncio.create_task(visible))
+
+        pollers: list[asyncio.Task[None]] = []
 
         started = time.monotonic()
         pending: list[asyncio.Task[None]] = []
@@ -285,6 +297,7 @@ async def write_load(
             if restart and n == count // 2:
                 restarter = asyncio.create_task(asyncio.to_thread(topo.replicas[0].restart))
         await asyncio.gather(*pending)
+        await asyncio.gather(*pollers)
         if restarter is not None:
             result.restarts.append((topo.replicas[0].name, await restarter))
         result.elapsed = time.monotonic() - started

@@ -47,13 +47,22 @@ def payload_of(result: ExecutionResult | GatewayError, request_id: str) -> dict[
         payload["data"] = result.data
     if result.errors:
         pre_execution = isinstance(result, PreExecutionError)
-        payload["errors"] = [
-            _coded(error, pre_execution, request_id) if request_error else error.formatted
-            for error in result.errors
-        ]
+        payload["errors"] = (
+            coded_errors(result.errors, pre_execution=pre_execution, request_id=request_id)
+            if request_error
+            else [error.formatted for error in result.errors]
+        )
     if result.extensions:
         payload["extensions"] = result.extensions
     return payload
+
+
+def coded_errors(
+    errors: list[GraphQLError], *, pre_execution: bool, request_id: str
+) -> list[dict[str, Any]]:
+    """The errors of a request refused before execution as the client sees them, each with
+    a code, an internal one masked and logged (over HTTP, and in a socket's `error` message)."""
+    return [_coded(error, pre_execution, request_id) for error in errors]
 
 
 def formatted(error: GatewayError) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import re
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import orjson
@@ -90,10 +90,10 @@ class GatewayGraphQL(sockets.SubscriptionSockets, GraphQL[Context, None]):  # ty
         verifier: TokenVerifier | None = None,
         graphiql: GraphiQLDefaults | None = None,
         gate: OperationGate | None = None,
-        count_error: Callable[[str], None] | None = None,
+        count_errors: Callable[[Iterable[Mapping[str, Any]]], None] | None = None,
     ) -> None:
-        """`count_error` is called once per error answered, with the `extensions.code` the
-        client sees (the metrics' `gateway_graphql_errors`)."""
+        """`count_errors` is given the errors of every answer as the client sees them, over
+        HTTP and over the socket alike (the metrics' `gateway_graphql_errors`)."""
         super().__init__(
             schema,
             graphql_ide="graphiql" if settings.graphiql else None,
@@ -114,7 +114,7 @@ class GatewayGraphQL(sockets.SubscriptionSockets, GraphQL[Context, None]):  # ty
         self.graphiql = graphiql or GraphiQLDefaults()
         self.local_assets = assets_present()
         self.graphiql_html = self.graphiql.render(local_assets=self.local_assets)
-        self.count_error = count_error
+        self.count_errors = count_errors
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
@@ -135,10 +135,9 @@ class GatewayGraphQL(sockets.SubscriptionSockets, GraphQL[Context, None]):  # ty
             response = error_response(500, [internal], media_type)
         response.headers["X-Request-ID"] = request_id
         protect(response)
-        if self.count_error is not None and isinstance(response, GraphQLResponse):
+        if self.count_errors is not None and isinstance(response, GraphQLResponse):
             # Counted from the payload as answered, once every code is final.
-            for code in answered_codes(response.payload):
-                self.count_error(code)
+            self.count_errors(answered_errors(response.payload))
         await response(scope, receive, send)
 
     async def render_graphql_ide(self, request: Request) -> Response:
@@ -221,7 +220,7 @@ class GatewayGraphQL(sockets.SubscriptionSockets, GraphQL[Context, None]):  # ty
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
         """The request's Context, for the principal `authenticate` put on `request.state`."""
         if isinstance(request, WebSocket):  # a socket's operations get theirs in the transport
-            return sockets.Connection.of(request, request_id_of(request))  # type: ignore[return-value]
+            return self.socket_connection(request, request_id_of(request))  # type: ignore[return-value]
         principal: Principal = request.state.principal
         # Set here, in the request's own task: every DynamoDB call the request makes, in
         # whatever DataLoader batch, inherits it.
@@ -392,8 +391,7 @@ def json_response(status: int, payload: Any, media_type: str) -> GraphQLResponse
     return GraphQLResponse(payload, status, media_type)
 
 
-def answered_codes(payload: Any) -> Iterator[str]:
-    """The `extensions.code` of each error of a payload (or of a batch's payloads)."""
+def answered_errors(payload: Any) -> Iterator[Mapping[str, Any]]:
+    """Each error of a payload (or of a batch's payloads), as formatted for the client."""
     for one in payload if isinstance(payload, list) else [payload]:
-        for error in one.get("errors") or ():
-            yield str((error.get("extensions") or {}).get("code") or "UNCODED")
+        yield from one.get("errors") or ()

@@ -7,7 +7,8 @@ apps in one process (the tests) count apart."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -59,8 +60,8 @@ class Metrics:
         )
         self.operation_errors = Counter(
             "gateway_graphql_errors",
-            "GraphQL errors answered, by the extensions.code the client saw (counted where "
-            "the answer is written: parse, validation, refusals and field errors alike)",
+            "GraphQL errors answered over HTTP or the WebSocket, by the extensions.code the "
+            "client saw (parse, validation, refusals and field errors alike)",
             ["code"],
             registry=r,
         )
@@ -172,15 +173,24 @@ class Metrics:
         """An extension instance for one execution (build_schema takes this factory)."""
         return OperationMetrics(self)
 
-    def count_error(self, code: str) -> None:
-        """One error answered with `code` (the GraphQL view calls it per error it sends)."""
-        self.operation_errors.labels(code).inc()
+    def count_errors(self, errors: Iterable[Mapping[str, Any]]) -> None:
+        """Errors as a client was answered them, over HTTP (a payload's `errors`) or over a
+        WebSocket (an `error` message's payload, a `next` message's `errors`): each one
+        counted under its `extensions.code`. The one place either transport counts."""
+        for code in answered_codes(errors):
+            self.operation_errors.labels(code).inc()
 
     def middleware(self, app: ASGIApp) -> ASGIApp:
         return HttpMetrics(app, self)
 
     async def endpoint(self, request: Request) -> Response:
         return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)
+
+
+def answered_codes(errors: Iterable[Mapping[str, Any]]) -> Iterator[str]:
+    """The `extensions.code` of each formatted error (`UNCODED` where it has none)."""
+    for error in errors:
+        yield str((error.get("extensions") or {}).get("code") or "UNCODED")
 
 
 def _call_outcome(call: FinishedCall) -> str:

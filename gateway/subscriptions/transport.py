@@ -9,6 +9,12 @@ token at `connection_init`, a `subscribe` before the acknowledgement, or the tok
 second `connection_init`; 1009 a frame over the size bound. Each is logged.
 Beyond `INSIGHT_SUBSCRIPTIONS_MAX_PER_CONNECTION` operations at once, a `subscribe` gets an
 `error` message (as strawberry does) and the socket stays open.
+
+A document that does not parse or validate gets an `error` message coded as over HTTP
+(GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED, ...); an unexpected failure one masked
+INTERNAL_SERVER_ERROR with the request id, its cause logged. Every error sent (in an `error`
+message or a `next` one's `errors`) is counted by the view's `count_errors`, the function
+that counts HTTP's answers (`gateway_graphql_errors`).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
 from graphql import GraphQLError, GraphQLFormattedError
@@ -34,6 +41,7 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
     CompleteMessage,
     ConnectionInitMessage,
     ErrorMessage,
+    Message,
     NextMessage,
     NextMessagePayload,
     SubscribeMessage,
@@ -41,6 +49,7 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
 from strawberry.utils.aio import aclosing
 
 from gateway.auth.tokens import TokenVerifier, Unauthenticated
+from gateway.http.graphql_payload import coded_errors, formatted
 from gateway.http.graphql_request import Operation as RequestOperation
 from gateway.http.http_problem import BadRequest
 from gateway.http.operation_gate import OperationGate
@@ -49,6 +58,7 @@ from gateway.subscriptions.connection import Connection
 from loaders.errors import GatewayError
 from schema.clock import Clock
 from schema.context import Context
+from schema.errors import INTERNAL_MESSAGE
 from schema.live import LIVE_SESSION, LiveHub, LiveSession, Payload
 
 logger = logging.getLogger("gateway.subscriptions")
@@ -67,6 +77,7 @@ class LiveView(Protocol):
     verifier: TokenVerifier
     gate: OperationGate
     keep_alive_interval: float | None
+    count_errors: Callable[[Iterable[Mapping[str, Any]]], None] | None
 
     def operation_context(self, connection: Connection) -> Context: ...
 
@@ -93,6 +104,14 @@ class LiveOperation(Operation[Connection, None]):
         )
         self.extensions: dict[str, Any] | None = payload.get("extensions")
         self.document_id: str | None = payload.get("documentId")
+
+    async def send_initial_errors(self, errors: list[GraphQLError]) -> None:
+        # Coded (and an internal one masked and logged) as an HTTP answer's are.
+        connection: Connection = self.handler.context
+        shown = coded_errors(errors, pre_execution=True, request_id=connection.request_id)
+        await self.send_operation_message(
+            ErrorMessage(id=self.id, type="error", payload=shown)  # type: ignore[typeddict-item]
+        )
 
 
 class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
@@ -127,6 +146,16 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
                 await asyncio.sleep(interval)
                 if self.connection_acknowledged:
                     await self.send_message({"type": "ping"})
+
+    async def send_message(self, message: Message) -> None:
+        await super().send_message(message)
+        view: LiveView = self.view
+        if view.count_errors is None:
+            return
+        if message["type"] == "error":
+            view.count_errors(message["payload"])
+        elif message["type"] == "next" and (errors := message["payload"].get("errors")):
+            view.count_errors(errors)
 
     async def close(self, code: int, reason: str) -> None:
         logger.info("closing a WebSocket (%s): %d %s", self.context.peer, code, reason)
@@ -251,12 +280,21 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
             )
         except (_OperationStreamClosed, WebSocketDisconnected):
             return
-        except Exception as error:
-            await self.handle_task_exception(error)
-            with contextlib.suppress(Exception):
-                await operation.send_operation_message(
-                    CompleteMessage(id=operation.id, type="complete")
-                )
+        except GraphQLError as error:
+            # A document that does not parse: strawberry's parser cache raises it from the
+            # stream (over HTTP the same error is answered GRAPHQL_PARSE_FAILED).
+            with contextlib.suppress(RuntimeError, WebSocketDisconnected):
+                await operation.send_initial_errors([error])
+            self.operations.pop(operation.id, None)
+        except Exception:
+            logger.exception(
+                "subscription %s failed (request %s)", operation.id, connection.request_id
+            )
+            internal = GatewayError(
+                INTERNAL_MESSAGE, extensions={"requestId": connection.request_id}
+            )
+            with contextlib.suppress(RuntimeError, WebSocketDisconnected):
+                await operation.send_operation_message(_error_message(operation.id, internal))
             self.operations.pop(operation.id, None)
         finally:
             context.reads.release()
@@ -280,7 +318,5 @@ def _well_formed(payload: object) -> bool:
 
 
 def _error_message(operation_id: str, error: GatewayError) -> ErrorMessage:
-    formatted: GraphQLFormattedError = GraphQLError(
-        error.message, extensions=error.graphql_extensions()
-    ).formatted
-    return ErrorMessage(id=operation_id, type="error", payload=[formatted])
+    shown: GraphQLFormattedError = formatted(error)  # type: ignore[assignment]
+    return ErrorMessage(id=operation_id, type="error", payload=[shown])

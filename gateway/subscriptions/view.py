@@ -9,6 +9,7 @@ from typing import Any
 from starlette.websockets import WebSocket
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
+from gateway.observability.logs import bind_request_id
 from gateway.resources import app_context
 from gateway.settings import Settings
 from gateway.subscriptions.connection import BoundedWebSocketAdapter, Connection
@@ -62,6 +63,12 @@ class SubscriptionSockets:
             logger.info("WebSocket offering %s, not graphql-transport-ws: closing 4406", offered)
         run: Any = getattr(self, "run")  # noqa: B009 (strawberry's, on the view it mixes into)
         await run(websocket)
+
+    def socket_connection(self, websocket: WebSocket, request_id: str) -> Connection:
+        """The socket's state, its request id bound (in the task that serves the socket,
+        whose operations' tasks inherit it) so that its log lines carry it, as a request's."""
+        bind_request_id(request_id)
+        return Connection.of(websocket, request_id)
 
     def operation_context(self, connection: Connection) -> Context:
         """A fresh Context for one operation of a socket: its own loaders and deadline."""

@@ -4,8 +4,10 @@ Every message goes to one channel and comes back to every subscribed replica, th
 included, whose listeners hear it. A message is compact JSON:
 `{"p": publisher, "n": number, "c": [[table, partition key], ...]}` (changes),
 `{"p", "n", "s": [table, shard, current as of]}` (a position) or `{"p", "n", "r": reason}`
-(a resync). Each publisher numbers its messages: a gap (Redis pub/sub is at most once: a
-subscriber's connection dropped and came back) makes the listeners resync.
+(a resync). Each publisher numbers its messages 1, 2, 3...: a gap (Redis pub/sub is at most
+once: a subscriber's connection dropped and came back) makes the listeners resync; a number
+seen again is delivered again, quietly (delivery is at least once); a lower number is the
+publisher's new run, which resyncs only when its first messages were lost (`_follow`).
 
 A supervisor keeps the subscription and PINGs Redis every `health_seconds`; when Redis does
 not answer (gone, or frozen) the feed is `connected = False`, its listeners hear
@@ -199,11 +201,7 @@ class RedisChangeFeed:
     def _deliver(self, body: dict[str, Any]) -> None:
         publisher, number = body.get("p"), body.get("n")
         if isinstance(publisher, str) and isinstance(number, int):
-            last = self._last_seen.get(publisher)
-            self._last_seen[publisher] = number
-            if last is not None and number != last + 1:
-                logger.warning("change feed: %d messages lost; listeners resync", number - last - 1)
-                self._each(lambda listener: listener.resync("change feed lost messages"))
+            self._follow(publisher, number)
         try:
             if "c" in body:
                 changes = [Change(Table(table), key) for table, key in body["c"]]
@@ -217,6 +215,34 @@ class RedisChangeFeed:
                 self._each(lambda listener: listener.resync(reason))
         except (ValueError, TypeError, KeyError):
             logger.warning("change feed: a malformed message on %s", self._channel)
+
+    def _follow(self, publisher: str, number: int) -> None:
+        """Follow one publisher's numbers; the listeners resync only where messages were
+        really lost.
+
+        - The next number, or the first heard from a publisher: in order.
+        - The same number again: a publish that timed out at the publisher but reached
+          Redis is sent again under its number (perhaps with other content), so the message
+          is delivered, as at-least-once delivery allows, without a word.
+        - A number past the next one: the messages between were lost.
+        - A lower number: the publisher started again under the same id (its numbers start
+          at 1); only a new run heard first past 1 lost messages (those before it).
+        """
+        last = self._last_seen.get(publisher)
+        self._last_seen[publisher] = number
+        if last is None or number in (last, last + 1):
+            return
+        expected = last + 1
+        if number < last:
+            logger.info("change feed: publisher %s started again (at %d)", publisher, number)
+            expected = 1
+        if number > expected:
+            logger.warning(
+                "change feed: %d messages lost from %s; listeners resync",
+                number - expected,
+                publisher,
+            )
+            self._each(lambda listener: listener.resync("change feed lost messages"))
 
     def _each(self, call: Callable[[ChangeListener], None]) -> None:
         for listener in tuple(self._listeners):

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from gateway.app import create_app
 from gateway.auth.tokens import mint_token
@@ -24,6 +23,7 @@ from schema.clock import FixedClock
 from schema.principal import DASHBOARD
 from tests.conftest import NOW
 from tests.live_server import serve_in_thread
+from tests.metrics_text import total
 
 FOLDER = Path(__file__).parent
 SECRET = "clients-tests-secret-0123456789abcdef"
@@ -56,15 +56,6 @@ def run_client(url: str, queries: list[str]) -> list[dict[str, object]]:
     return results
 
 
-def sample_sum(text: str, name: str, **labels: str) -> float:
-    return sum(
-        sample.value
-        for family in text_string_to_metric_families(text)
-        for sample in family.samples
-        if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items())
-    )
-
-
 async def test_batch_http_link_sends_three_queries_in_one_post(
     dynamo: Dynamo, settings: Settings, gateway_url: str
 ) -> None:
@@ -92,10 +83,10 @@ async def test_batch_http_link_sends_three_queries_in_one_post(
     async with httpx.AsyncClient(timeout=30) as client:
         metrics = (await client.get(f"{gateway_url}/metrics")).text
     # One HTTP request to /graphql carried the three operations.
-    assert sample_sum(metrics, "gateway_http_requests_total", path="/graphql") == 1
-    assert sample_sum(metrics, "gateway_graphql_operations_total", outcome="ok") == 3
+    assert total(metrics, "gateway_http_requests_total", path="/graphql") == 1
+    assert total(metrics, "gateway_graphql_operations_total", outcome="ok") == 3
     assert (
-        sample_sum(
+        total(
             metrics,
             "gateway_field_usage_total",
             coordinate="User.alert",

@@ -21,7 +21,7 @@ from loaders.changes import Change, ChangeFeed, ShardPosition
 from loaders.tables import Table
 from schema.clock import FixedClock
 from schema.principal import DASHBOARD, WRITER
-from tests.gateway.observability.test_metrics_and_logs import samples
+from tests.metrics_text import Samples, samples
 
 SECRET = "cache-tests-secret-0123456789abcdef"
 
@@ -68,7 +68,7 @@ class CachedGateway:
     async def changed(self, table: Table, pk: str) -> None:
         await self.feed.publish([Change(table, pk)])
 
-    async def metrics(self) -> dict[Any, float]:
+    async def metrics(self) -> Samples:
         return samples((await self.client.get("/metrics")).text)
 
 

@@ -25,7 +25,7 @@ from schema.every_field import every_field
 from schema.root import build_schema
 from tests.conftest import unique_table_names
 from tests.gateway.cache_client import CachedGateway, cached_gateway
-from tests.gateway.observability.test_metrics_and_logs import value
+from tests.metrics_text import value
 
 FULL_USER = every_field(build_schema()._schema, "User")
 ONE_USER = f"query($id: ID!) {{ user(id: $id) {FULL_USER} }}"

@@ -12,7 +12,6 @@ from typing import Any
 
 import httpx
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from gateway.cli.demo import ADA, BOB, CY, seed_demo
 from gateway.settings import Settings
@@ -21,6 +20,7 @@ from schema.clock import FixedClock
 from schema.principal import DASHBOARD, WRITER
 from tests.faults import Delay, FaultProxy
 from tests.gateway.http_client import app_client
+from tests.metrics_text import by_label
 
 SECRET = "batching-tests-secret-0123456789abcdef"
 #: Long enough that a second BatchGetItem sent after the first one's answer would show as a
@@ -246,12 +246,7 @@ async def test_metrics_and_logs_count_each_operation_of_a_batch(
             "/graphql", json=[{"query": "{ viewer { id } }"}, {"query": "{ viewer { nope } }"}] * 2
         )
         text = (await client.get("/metrics")).text
-    outcomes = {
-        sample.labels["outcome"]: sample.value
-        for family in text_string_to_metric_families(text)
-        for sample in family.samples
-        if sample.name == "gateway_graphql_operations_total"
-    }
+    outcomes = by_label(text, "gateway_graphql_operations_total", "outcome")
     assert outcomes == {"ok": 2.0, "error": 2.0}
     [access] = [
         r

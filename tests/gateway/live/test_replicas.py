@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from loaders.changes import Change
 from loaders.changes.redis_feed import RedisChangeFeed
 from loaders.tables import Table, TableNames
 from tests.loaders.changes.test_memory_feed import Recorder
+from tests.metrics_text import value
 from tests.processes import free_port
 from tests.redis_server import RedisServer
 
@@ -57,9 +57,7 @@ class Replica:
         )
 
     def metric(self, name: str) -> float:
-        text = httpx.get(f"http://127.0.0.1:{self.port}/metrics", timeout=5).text
-        match = re.search(rf"^{name} ([0-9.e+-]+)$", text, re.MULTILINE)
-        return float(match.group(1)) if match else 0.0
+        return value(httpx.get(f"http://127.0.0.1:{self.port}/metrics", timeout=5).text, name)
 
     def up(self) -> bool:
         try:

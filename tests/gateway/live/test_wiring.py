@@ -22,6 +22,7 @@ from loaders.streams import lease_key
 from loaders.tables import Table, TableNames, create_tables
 from tests.conftest import unique_table_names
 from tests.loaders.changes.test_memory_feed import Recorder
+from tests.metrics_text import samples, series, value
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -47,10 +48,10 @@ async def test_the_feed_and_readers_live_with_the_lifespan(
         transport = httpx.ASGITransport(app)
         async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as client:
             for _ in range(500):
-                text = (await client.get("/metrics")).text
+                found = samples((await client.get("/metrics")).text)
                 if (
-                    "gateway_stream_leases_held 3.0" in text
-                    and text.count("gateway_change_feed_lag_seconds{") == 3
+                    value(found, "gateway_stream_leases_held") == 3
+                    and len(series(found, "gateway_change_feed_lag_seconds")) == 3
                 ):
                     break
                 await asyncio.sleep(0.02)
@@ -61,19 +62,19 @@ async def test_the_feed_and_readers_live_with_the_lifespan(
                 if Change(Table.PAVE, "USERS#w") in recorder.heard:
                     break
                 await asyncio.sleep(0.02)
-            text = (await client.get("/metrics")).text
+            found = samples((await client.get("/metrics")).text)
             assert (await client.get("/readyz")).status_code == 200
         assert Change(Table.PAVE, "USERS#w") in recorder.heard
         for name in METRICS:
-            assert re.search(rf"^{name}(\{{.*\}})? ", text, re.MULTILINE), name
-        assert "gateway_stream_leases_held 3.0" in text
-        assert "gateway_change_feed_connected 1.0" in text
-        lags = re.findall(r"^gateway_change_feed_lag_seconds\{(.*)\} ", text, re.MULTILINE)
-        assert sorted(re.findall(r'table="([^"]+)"', ",".join(lags))) == sorted(
+            assert series(found, name), name
+        assert value(found, "gateway_stream_leases_held") == 3
+        assert value(found, "gateway_change_feed_connected") == 1
+        lags = [labels for labels, _ in series(found, "gateway_change_feed_lag_seconds")]
+        assert sorted(lag["table"] for lag in lags) == sorted(
             [tables.pave, tables.income_detection, tables.balance_settings]
         )
-        assert all(re.search(r'shard="shardId-[0-9a-f-]+"', lag) for lag in lags), lags
-        assert "gateway_stream_records_total 1.0" in text
+        assert all(re.fullmatch(r"shardId-[0-9a-f-]+", lag["shard"]) for lag in lags), lags
+        assert value(found, "gateway_stream_records_total") == 1
     # Released on the way out, the DynamoDB client still open to do it.
     answer = await dynamodb.scan(TableName=tables.locks)
     leases = [item for item in answer["Items"] if item["key"]["S"].startswith("insight-gateway:")]

@@ -8,7 +8,7 @@ from typing import Any
 from gateway.settings import Settings
 from schema.clock import FixedClock
 from tests.gateway.http_client import app_client
-from tests.gateway.observability.test_metrics_and_logs import samples, value
+from tests.metrics_text import samples, value
 
 SECRET = "cost-metrics-secret-0123456789abcdef"
 ALERTS = '{ users(ids: ["a", "b", "c"]) { alert { alertSent } latestMine { minedAt } } }'

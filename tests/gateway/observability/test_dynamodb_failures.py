@@ -30,7 +30,8 @@ from tests.faults import (
     Throttle,
     Unprocess,
 )
-from tests.gateway.observability.test_metrics_and_logs import samples, serving, value
+from tests.gateway.observability.test_metrics_and_logs import serving
+from tests.metrics_text import samples, value
 
 MINE = f'{{ user(id: "{ADA}") {{ id alert {{ alertSent }} latestMine {{ minedAt }} }} }}'
 POINTS = f'{{ user(id: "{ADA}") {{ id payday {{ nextDate }} alert {{ alertSent }} }} }}'

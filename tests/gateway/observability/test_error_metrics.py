@@ -9,12 +9,12 @@ from typing import Any
 
 import httpx
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from tests.gateway.http_client import OTHER_USER, gateway_client, tokens
+from tests.metrics_text import by_label
 
 #: (name, request, the code the client sees): one request per code.
 REQUESTS: list[tuple[str, dict[str, Any], str]] = [
@@ -46,12 +46,8 @@ REQUESTS: list[tuple[str, dict[str, Any], str]] = [
 
 
 def error_counts(text: str) -> Counter[str]:
-    counts: Counter[str] = Counter()
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            if sample.name == "gateway_graphql_errors_total":
-                counts[sample.labels["code"]] = int(sample.value)
-    return counts
+    found = by_label(text, "gateway_graphql_errors_total", "code")
+    return Counter({code: int(count) for code, count in found.items()})
 
 
 def codes_answered(response: httpx.Response) -> list[str]:

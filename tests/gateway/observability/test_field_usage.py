@@ -13,7 +13,6 @@ import httpx
 import pytest
 from graphql import parse
 from prometheus_client import CollectorRegistry
-from prometheus_client.parser import text_string_to_metric_families
 from starlette.applications import Starlette
 
 from gateway.app import create_app
@@ -24,6 +23,7 @@ from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.principal import DASHBOARD, WRITER
 from schema.root import build_schema
+from tests.metrics_text import series
 
 SECRET = "usage-tests-secret-0123456789abcdef"
 ALERT = '{ user(id: "u-7") { id alert { alertSent } } }'
@@ -48,10 +48,8 @@ async def serving(
 
 def usage(text: str) -> dict[tuple[str, str, str], float]:
     return {
-        (s.labels["coordinate"], s.labels["client"], s.labels["client_version"]): s.value
-        for family in text_string_to_metric_families(text)
-        for s in family.samples
-        if s.name == "gateway_field_usage_total"
+        (labels["coordinate"], labels["client"], labels["client_version"]): count
+        for labels, count in series(text, "gateway_field_usage_total")
     }
 
 

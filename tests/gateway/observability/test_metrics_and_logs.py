@@ -14,7 +14,6 @@ from typing import Any
 
 import httpx
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from gateway.cli.demo import ADA, seed_demo
 from gateway.observability.logs import JsonFormatter, RequestIdFilter
@@ -23,6 +22,7 @@ from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from tests.faults import FaultProxy, Refuse, Throttle, Unprocess
 from tests.gateway.http_client import app_client
+from tests.metrics_text import samples, value
 
 SECRET = "metrics-tests-secret-0123456789abcdef"
 POINTS = f'{{ user(id: "{ADA}") {{ id payday {{ nextDate }} alert {{ alertSent }} }} }}'
@@ -42,18 +42,6 @@ async def serving(
     )
     async with app_client(configured, clock) as client:
         yield client
-
-
-def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    found = {}
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            found[(sample.name, tuple(sorted(sample.labels.items())))] = sample.value
-    return found
-
-
-def value(found: dict[Any, float], name: str, **labels: str) -> float:
-    return found.get((name, tuple(sorted(labels.items()))), 0.0)
 
 
 async def test_metrics_count_operations_calls_retries_and_unprocessed_keys(

@@ -23,6 +23,7 @@ from schema.clock import FixedClock, SystemClock
 from tests.conftest import CallCounter
 from tests.gateway.http_client import OTHER_USER, SECRET, gateway_client
 from tests.gateway.protection.test_rate_limit import ONE, THREE, bearer, remaining
+from tests.metrics_text import value
 from tests.processes import free_port
 from tests.redis_server import RedisServer
 
@@ -115,10 +116,7 @@ async def test_two_gateway_processes_share_one_budget(
 
 
 def storage_errors(metrics: str) -> float:
-    for line in metrics.splitlines():
-        if line.startswith("gateway_rate_limit_storage_errors_total "):
-            return float(line.split()[1])
-    raise AssertionError("no gateway_rate_limit_storage_errors_total")
+    return value(metrics, "gateway_rate_limit_storage_errors_total")
 
 
 async def test_redis_down_fails_open_then_budgets_apply_again(

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+import httpx
 import pytest
 from starlette.applications import Starlette
 
@@ -20,6 +21,7 @@ from loaders.tables import Table
 from schema.clock import FixedClock
 from schema.principal import DASHBOARD, WRITER
 from tests.gateway.subscriptions.socket_client import serving
+from tests.metrics_text import Samples, samples
 
 SECRET = "live-tests-secret-0123456789abcdef"
 USER = "u-1"
@@ -62,6 +64,12 @@ class LiveGateway:
                 return
             await asyncio.sleep(0.02)
         raise AssertionError(f"{self.app.state.live.subscriptions} subscriptions, not {count}")
+
+    async def metrics(self) -> Samples:
+        """The served app's `/metrics`, scraped over HTTP."""
+        url = self.url.replace("ws://", "http://").replace("/graphql", "/metrics")
+        async with httpx.AsyncClient() as client:
+            return samples((await client.get(url, timeout=10)).text)
 
     async def publish(self, table: Table, partition_key: str) -> None:
         await self.feed.publish([Change(table, partition_key)])

@@ -6,54 +6,18 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
-
-import orjson
 
 from loaders.changes import Change, MemoryChangeFeed
-from loaders.dynamodb import Dynamo
-from loaders.streams import Checkpoint, lease_key
-from loaders.tables import Table, TableNames
+from loaders.streams import Checkpoint
+from loaders.tables import Table
 from tests.loaders.changes.test_memory_feed import Recorder
-from tests.loaders.streams.conftest import coordinator, running, until
+from tests.loaders.streams.conftest import Readers, until
 from tests.loaders.streams.fault_streams import SyntheticStream
-
-if TYPE_CHECKING:
-    from types_aiobotocore_dynamodb import DynamoDBClient
 
 PAVE = [Table.PAVE]
 
 
-def keys(heard: Sequence[object]) -> list[str]:
-    return [item.partition_key for item in heard if isinstance(item, Change)]
-
-
-async def put_lease(
-    dynamodb: DynamoDBClient, tables: TableNames, shard_id: str, checkpoint: Checkpoint
-) -> None:
-    """A released lease, as a replica that read the shard earlier left it."""
-    await dynamodb.put_item(
-        TableName=tables.locks,
-        Item={
-            "key": {"S": lease_key(tables.pave, shard_id)},
-            "ownerName": {"S": "EARLIER"},
-            "leaseDuration": {"S": "2s"},
-            "recordVersionNumber": {"S": "1:EARLIER"},
-            "isReleased": {"S": "1"},
-            "data": {"B": checkpoint.encode()},
-        },
-    )
-
-
-async def lease_data(dynamodb: DynamoDBClient, tables: TableNames, shard_id: str) -> Any:
-    key = {"key": {"S": lease_key(tables.pave, shard_id)}}
-    item = (await dynamodb.get_item(TableName=tables.locks, Key=key, ConsistentRead=True))["Item"]
-    return orjson.loads(item["data"]["B"])
-
-
-async def test_a_child_is_read_only_after_its_parent_is_read_to_its_end(
-    dynamo: Dynamo, dynamodb: DynamoDBClient, tables: TableNames
-) -> None:
+async def test_a_child_is_read_only_after_its_parent_is_read_to_its_end(readers: Readers) -> None:
     stream = SyntheticStream()
     parent = stream.add_shard("shard-parent")
     first = stream.write("shard-parent", "USERS#before")
@@ -65,18 +29,15 @@ async def test_a_child_is_read_only_after_its_parent_is_read_to_its_end(
     stream.write("shard-left", "USERS#left")
     stream.write("shard-right", "USERS#right")
     # Pages of two shards: the third is found through ExclusiveStartShardId.
-    await put_lease(dynamodb, tables, "shard-parent", Checkpoint(sequence_number=str(first)))
-    feed = MemoryChangeFeed()
-    recorder = Recorder()
-    feed.listen(recorder)
-    async with running(coordinator(dynamo, stream, feed, tables=PAVE)):
-        await until(lambda: {"USERS#left", "USERS#right"} <= set(keys(recorder.heard)))
-        assert await lease_data(dynamodb, tables, "shard-parent") == {
+    await readers.put_lease(Table.PAVE, "shard-parent", Checkpoint(sequence_number=str(first)))
+    async with readers.running(stream, tables=PAVE):
+        await until(lambda: {"USERS#left", "USERS#right"} <= set(readers.partition_keys()))
+        assert await readers.lease_data(Table.PAVE, "shard-parent") == {
             "seq": str(first + 2),
             "ended": True,
         }
 
-    heard = keys(recorder.heard)
+    heard = readers.partition_keys()
     assert heard[:2] == ["USERS#p1", "USERS#p2"]
     assert sorted(heard[2:]) == ["USERS#left", "USERS#right"]
     describes = stream.faults.of("DescribeStream")
@@ -95,7 +56,7 @@ async def test_a_child_is_read_only_after_its_parent_is_read_to_its_end(
 
 
 async def test_a_first_start_reads_open_shards_from_latest_and_skips_closed_history(
-    dynamo: Dynamo, dynamodb: DynamoDBClient, tables: TableNames
+    readers: Readers,
 ) -> None:
     stream = SyntheticStream()
     old = stream.add_shard("shard-old")
@@ -103,49 +64,36 @@ async def test_a_first_start_reads_open_shards_from_latest_and_skips_closed_hist
     old.closed = True
     stream.add_shard("shard-now", parent_id="shard-old")
     stream.write("shard-now", "USERS#history-too")
-    feed = MemoryChangeFeed()
-    recorder = Recorder()
-    feed.listen(recorder)
-    async with running(coordinator(dynamo, stream, feed, tables=PAVE)) as reader:
+    async with readers.running(stream, tables=PAVE) as reader:
         await until(lambda: len(stream.faults.of("GetRecords")) >= 2)
         stream.write("shard-now", "USERS#new")
-        await until(lambda: "USERS#new" in keys(recorder.heard))
+        await until(lambda: "USERS#new" in readers.partition_keys())
         assert reader.held == 1
-    assert keys(recorder.heard) == ["USERS#new"]
+    assert readers.partition_keys() == ["USERS#new"]
     opened = stream.faults.of("GetShardIterator")
     assert [(c.params["ShardId"], c.params["ShardIteratorType"]) for c in opened] == [
         ("shard-now", "LATEST")
     ]
 
 
-async def test_an_expired_iterator_reopens_after_the_checkpoint(
-    dynamo: Dynamo, dynamodb: DynamoDBClient, tables: TableNames
-) -> None:
-    stream = SyntheticStream()
-    stream.add_shard("shard-1")
-    start = stream.write("shard-1", "USERS#a")
-    await put_lease(dynamodb, tables, "shard-1", Checkpoint(sequence_number=str(start)))
-    feed = MemoryChangeFeed()
-    recorder = Recorder()
-    feed.listen(recorder)
-    async with running(coordinator(dynamo, stream, feed, tables=PAVE)):
+async def test_an_expired_iterator_reopens_after_the_checkpoint(readers: Readers) -> None:
+    stream, _ = await readers.resumed_shard()
+    async with readers.running(stream, tables=PAVE):
         await until(lambda: len(stream.faults.of("GetRecords")) >= 1)
         second = stream.write("shard-1", "USERS#b")
-        await until(lambda: "USERS#b" in keys(recorder.heard))
-        for _ in range(100):
-            if await lease_data(dynamodb, tables, "shard-1") == {"seq": str(second)}:
-                break
+        await until(lambda: "USERS#b" in readers.partition_keys())
+        await readers.until_lease_data(Table.PAVE, "shard-1", {"seq": str(second)})
         stream.faults.inject("GetRecords", "ExpiredIteratorException")
         stream.write("shard-1", "USERS#c")
-        await until(lambda: "USERS#c" in keys(recorder.heard))
-    assert keys(recorder.heard) == ["USERS#b", "USERS#c"]
+        await until(lambda: "USERS#c" in readers.partition_keys())
+    assert readers.partition_keys() == ["USERS#b", "USERS#c"]
     reopened = stream.faults.of("GetShardIterator")[-1].params
     assert reopened["ShardIteratorType"] == "AFTER_SEQUENCE_NUMBER"
     assert reopened["SequenceNumber"] == str(second)
 
 
 async def test_trimmed_data_resumes_at_the_trim_horizon_and_resyncs_every_listener(
-    dynamo: Dynamo, dynamodb: DynamoDBClient, tables: TableNames
+    readers: Readers,
 ) -> None:
     stream = SyntheticStream()
     shard = stream.add_shard("shard-1")
@@ -153,50 +101,36 @@ async def test_trimmed_data_resumes_at_the_trim_horizon_and_resyncs_every_listen
     stream.write("shard-1", "USERS#gone-too")
     stream.write("shard-1", "USERS#kept")
     shard.trimmed = 2
-    await put_lease(dynamodb, tables, "shard-1", Checkpoint(sequence_number=str(gone)))
-    feed = MemoryChangeFeed()
-    recorder = Recorder()
-    feed.listen(recorder)
-    async with running(coordinator(dynamo, stream, feed, tables=PAVE)):
-        await until(lambda: "USERS#kept" in keys(recorder.heard))
-    resyncs = [item for item in recorder.heard if isinstance(item, tuple)]
+    await readers.put_lease(Table.PAVE, "shard-1", Checkpoint(sequence_number=str(gone)))
+    async with readers.running(stream, tables=PAVE):
+        await until(lambda: "USERS#kept" in readers.partition_keys())
+    resyncs = [item for item in readers.heard if isinstance(item, tuple)]
     assert resyncs == [("resync", "pave: stream records of shard shard-1 were trimmed")]
-    assert recorder.heard.index(resyncs[0]) < recorder.heard.index(Change(Table.PAVE, "USERS#kept"))
-    assert keys(recorder.heard) == ["USERS#kept"]
+    assert readers.heard.index(resyncs[0]) < readers.heard.index(Change(Table.PAVE, "USERS#kept"))
+    assert readers.partition_keys() == ["USERS#kept"]
     types = [c.params["ShardIteratorType"] for c in stream.faults.of("GetShardIterator")]
     assert types == ["AFTER_SEQUENCE_NUMBER", "TRIM_HORIZON"]
 
 
-async def test_throttling_backs_off_and_loses_nothing(
-    dynamo: Dynamo, dynamodb: DynamoDBClient, tables: TableNames
-) -> None:
-    stream = SyntheticStream()
-    stream.add_shard("shard-1")
-    start = stream.write("shard-1", "USERS#a")
-    await put_lease(dynamodb, tables, "shard-1", Checkpoint(sequence_number=str(start)))
+async def test_throttling_backs_off_and_loses_nothing(readers: Readers) -> None:
+    stream, _ = await readers.resumed_shard()
     stream.write("shard-1", "USERS#b")
     stream.faults.inject("GetRecords", "LimitExceededException", times=2)
     stream.faults.inject("GetRecords", "ProvisionedThroughputExceededException", times=1)
-    feed = MemoryChangeFeed()
-    recorder = Recorder()
-    feed.listen(recorder)
-    async with running(coordinator(dynamo, stream, feed, tables=PAVE)):
-        await until(lambda: "USERS#b" in keys(recorder.heard))
+    async with readers.running(stream, tables=PAVE):
+        await until(lambda: "USERS#b" in readers.partition_keys())
     calls = stream.faults.of("GetRecords")
     assert len(calls) >= 4
     # Backoff (0.1 s doubling, jittered down to half) on top of the 0.25 s spacing.
     gaps = [later.at - earlier.at for earlier, later in itertools.pairwise(calls[:4])]
     assert all(gap >= 0.25 for gap in gaps), gaps
-    assert keys(recorder.heard) == ["USERS#b"]
+    assert readers.partition_keys() == ["USERS#b"]
 
 
-async def test_a_busy_shard_is_read_at_most_four_times_a_second(
-    dynamo: Dynamo, dynamodb: DynamoDBClient, tables: TableNames
-) -> None:
+async def test_a_busy_shard_is_read_at_most_four_times_a_second(readers: Readers) -> None:
     stream = SyntheticStream()
     stream.add_shard("shard-1").endless = True
-    feed = MemoryChangeFeed()
-    async with running(coordinator(dynamo, stream, feed, tables=PAVE)):
+    async with readers.running(stream, tables=PAVE):
         await until(lambda: len(stream.faults.of("GetRecords")) >= 9)
     calls = stream.faults.of("GetRecords")
     # Any window of 9 consecutive calls spans at least 2 seconds: at most 4 a second.
@@ -218,80 +152,58 @@ class FailingFeed(MemoryChangeFeed):
 
 
 async def test_the_checkpoint_stays_put_until_the_changes_are_published(
-    dynamo: Dynamo, dynamodb: DynamoDBClient, tables: TableNames
+    readers: Readers,
 ) -> None:
-    stream = SyntheticStream()
-    stream.add_shard("shard-1")
-    start = stream.write("shard-1", "USERS#a")
-    await put_lease(dynamodb, tables, "shard-1", Checkpoint(sequence_number=str(start)))
+    stream, start = await readers.resumed_shard()
     later = stream.write("shard-1", "USERS#b")
     feed = FailingFeed()
     recorder = Recorder()
     feed.listen(recorder)
-    async with running(coordinator(dynamo, stream, feed, tables=PAVE)):
+    async with readers.running(stream, tables=PAVE, feed=feed):
         await until(lambda: feed.attempts >= 3)
-        assert await lease_data(dynamodb, tables, "shard-1") == {"seq": str(start)}
-        assert keys(recorder.heard) == []
+        assert await readers.lease_data(Table.PAVE, "shard-1") == {"seq": str(start)}
+        assert recorder.heard == []
         feed.failing = False
-        await until(lambda: "USERS#b" in keys(recorder.heard))
-        for _ in range(100):
-            if await lease_data(dynamodb, tables, "shard-1") == {"seq": str(later)}:
-                break
-        assert await lease_data(dynamodb, tables, "shard-1") == {"seq": str(later)}
+        await until(lambda: Change(Table.PAVE, "USERS#b") in recorder.heard)
+        await readers.until_lease_data(Table.PAVE, "shard-1", {"seq": str(later)})
     # Each failed attempt read the batch again from the checkpoint.
     again = stream.faults.of("GetShardIterator")
     assert len(again) >= 3
     assert {c.params.get("SequenceNumber") for c in again} == {str(start)}
 
 
-async def test_records_of_one_batch_make_one_change_per_partition(
-    dynamo: Dynamo, dynamodb: DynamoDBClient, tables: TableNames
-) -> None:
-    stream = SyntheticStream()
-    stream.add_shard("shard-1")
-    start = stream.write("shard-1", "USERS#a")
+async def test_records_of_one_batch_make_one_change_per_partition(readers: Readers) -> None:
+    stream, _ = await readers.resumed_shard()
     for key in ("USERS#u1", "USERS#u1", "PAYDAY#u1", "USERS#u1"):
         stream.write("shard-1", key)
-    await put_lease(dynamodb, tables, "shard-1", Checkpoint(sequence_number=str(start)))
-    feed = MemoryChangeFeed()
-    recorder = Recorder()
-    feed.listen(recorder)
-    async with running(coordinator(dynamo, stream, feed, tables=PAVE)):
-        await until(lambda: "PAYDAY#u1" in keys(recorder.heard))
-    assert keys(recorder.heard) == ["USERS#u1", "PAYDAY#u1"]
+    async with readers.running(stream, tables=PAVE):
+        await until(lambda: "PAYDAY#u1" in readers.partition_keys())
+    assert readers.partition_keys() == ["USERS#u1", "PAYDAY#u1"]
 
 
 async def test_a_parent_trimmed_before_its_end_resyncs_and_its_lease_item_is_then_deleted(
-    dynamo: Dynamo, dynamodb: DynamoDBClient, tables: TableNames
+    readers: Readers,
 ) -> None:
     stream = SyntheticStream()
     # The parent is no longer listed: trimmed, while its lease says it was not finished.
     stream.add_shard("shard-child", parent_id="shard-gone")
     stream.write("shard-child", "USERS#child")
-    await put_lease(dynamodb, tables, "shard-gone", Checkpoint(sequence_number="42"))
-    feed = MemoryChangeFeed()
-    recorder = Recorder()
-    feed.listen(recorder)
-    parent_key = {"key": {"S": lease_key(tables.pave, "shard-gone")}}
-    async with running(coordinator(dynamo, stream, feed, tables=PAVE)):
-        await until(lambda: "USERS#child" in keys(recorder.heard))
-        for _ in range(100):
-            answer = await dynamodb.get_item(TableName=tables.locks, Key=parent_key)
-            if "Item" not in answer:
-                break
-        assert "Item" not in await dynamodb.get_item(TableName=tables.locks, Key=parent_key)
-    assert recorder.heard[0] == (
+    await readers.put_lease(Table.PAVE, "shard-gone", Checkpoint(sequence_number="42"))
+    async with readers.running(stream, tables=PAVE):
+        await until(lambda: "USERS#child" in readers.partition_keys())
+        await readers.until_lease_data(Table.PAVE, "shard-gone", None)
+    assert readers.heard[0] == (
         "resync",
         "pave: shard shard-gone was trimmed before it was read to its end",
     )
     opened = stream.faults.of("GetShardIterator")[0].params
     assert (opened["ShardId"], opened["ShardIteratorType"]) == ("shard-child", "TRIM_HORIZON")
     # The child's own lease stays, with its checkpoint.
-    assert set(await lease_data(dynamodb, tables, "shard-child")) == {"seq"}
+    assert set(await readers.lease_data(Table.PAVE, "shard-child")) == {"seq"}
 
 
 async def test_a_takeover_before_any_record_reads_from_the_start_and_publishes_from_then_on(
-    dynamo: Dynamo, dynamodb: DynamoDBClient, tables: TableNames
+    readers: Readers,
 ) -> None:
     """The first reader began at LATEST and stopped before reading a record: its successor
     reads from TRIM_HORIZON and publishes what came after that start (with a margin)."""
@@ -303,19 +215,16 @@ async def test_a_takeover_before_any_record_reads_from_the_start_and_publishes_f
         stream.write("shard-1", f"USERS#long-before-{n}", created=now - timedelta(hours=1))
     stream.write("shard-1", "USERS#after-the-start", created=now - timedelta(seconds=5))
     started = (now - timedelta(seconds=10)).timestamp()
-    await put_lease(dynamodb, tables, "shard-1", Checkpoint(since=started))
-    feed = MemoryChangeFeed()
-    recorder = Recorder()
-    feed.listen(recorder)
-    async with running(coordinator(dynamo, stream, feed, tables=PAVE)):
-        await until(lambda: "USERS#after-the-start" in keys(recorder.heard))
-    assert keys(recorder.heard) == ["USERS#after-the-start"]
+    await readers.put_lease(Table.PAVE, "shard-1", Checkpoint(since=started))
+    async with readers.running(stream, tables=PAVE):
+        await until(lambda: "USERS#after-the-start" in readers.partition_keys())
+    assert readers.partition_keys() == ["USERS#after-the-start"]
     opened = stream.faults.of("GetShardIterator")[0].params
     assert opened["ShardIteratorType"] == "TRIM_HORIZON"
 
 
 async def test_a_lease_left_in_our_own_name_is_taken_again_after_a_whole_lease(
-    dynamo: Dynamo, dynamodb: DynamoDBClient, tables: TableNames
+    readers: Readers,
 ) -> None:
     """Our reader stopped (its lease ran out locally while DynamoDB did not answer), but the
     item still names us: with no other replica, we must take it again ourselves."""
@@ -323,21 +232,15 @@ async def test_a_lease_left_in_our_own_name_is_taken_again_after_a_whole_lease(
     stream.add_shard("shard-1")
     start = stream.write("shard-1", "USERS#a")
     stream.write("shard-1", "USERS#b")
-    feed = MemoryChangeFeed()
-    recorder = Recorder()
-    feed.listen(recorder)
-    reader = coordinator(dynamo, stream, feed, tables=PAVE, owner_name="US")
-    await dynamodb.put_item(
-        TableName=tables.locks,
-        Item={
-            "key": {"S": lease_key(tables.pave, "shard-1")},
-            "ownerName": {"S": "US"},
-            "leaseDuration": {"S": "1s"},
-            "recordVersionNumber": {"S": "1:STALE"},
-            "data": {"B": Checkpoint(sequence_number=str(start)).encode()},
-        },
+    await readers.put_lease(
+        Table.PAVE,
+        "shard-1",
+        Checkpoint(sequence_number=str(start)),
+        owner="US",
+        released=False,
+        duration="1s",
     )
-    async with running(reader):
-        await until(lambda: "USERS#b" in keys(recorder.heard))
+    async with readers.running(stream, tables=PAVE, owner_name="US") as reader:
+        await until(lambda: "USERS#b" in readers.partition_keys())
         assert reader.held == 1
-    assert keys(recorder.heard) == ["USERS#b"]
+    assert readers.partition_keys() == ["USERS#b"]

@@ -11,24 +11,18 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from loaders.changes import Change, MemoryChangeFeed, ShardPosition
-from loaders.dynamodb import Dynamo
+from loaders.changes import Change, ShardPosition
 from loaders.streams import StreamsApi, lease_key
 from loaders.tables import Table, TableNames
-from tests.loaders.changes.test_memory_feed import Recorder
-from tests.loaders.streams.conftest import coordinator, running, until
+from tests.loaders.streams.conftest import Readers, until
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
 
 
-def changes_in(heard: Sequence[object]) -> list[Change]:
-    return [item for item in heard if isinstance(item, Change)]
-
-
-def reading(recorder: Recorder, tables: Sequence[Table]) -> bool:
+def reading(readers: Readers, tables: Sequence[Table]) -> bool:
     """Every table's shard has answered a GetRecords (its iterator is open)."""
-    seen = {item.table for item in recorder.heard if isinstance(item, ShardPosition)}
+    seen = {item.table for item in readers.heard if isinstance(item, ShardPosition)}
     return set(tables) <= seen
 
 
@@ -40,14 +34,11 @@ async def shard_of(api: StreamsApi, dynamodb: DynamoDBClient, table_name: str) -
 
 
 async def test_writes_straight_to_dynamodb_reach_the_feed_and_capture_and_lock_writes_do_not(
-    dynamo: Dynamo, dynamodb: DynamoDBClient, tables: TableNames, streams_api: StreamsApi
+    readers: Readers, dynamodb: DynamoDBClient, tables: TableNames, streams_api: StreamsApi
 ) -> None:
-    feed = MemoryChangeFeed()
-    recorder = Recorder()
-    feed.listen(recorder)
-    async with running(coordinator(dynamo, streams_api, feed)) as reader:
+    async with readers.running(streams_api) as reader:
         await until(
-            lambda: reading(recorder, [Table.PAVE, Table.INCOME_DETECTION, Table.BALANCE_SETTINGS])
+            lambda: reading(readers, [Table.PAVE, Table.INCOME_DETECTION, Table.BALANCE_SETTINGS])
         )
         assert reader.held == 3
         profile = {"PK": {"S": "USERS#u1"}, "SK": {"S": "PROFILE"}}
@@ -75,52 +66,40 @@ async def test_writes_straight_to_dynamodb_reach_the_feed_and_capture_and_lock_w
             Change(Table.INCOME_DETECTION, "INCOME_DETECTION#u2"),
             Change(Table.BALANCE_SETTINGS, "u1"),
         }
-        await until(lambda: expected <= set(changes_in(recorder.heard)))
+        await until(lambda: expected <= set(readers.changes()))
         # Two more polls of every shard: nothing else arrives.
-        count = len(recorder.heard)
-        await until(lambda: len(recorder.heard) >= count + 6)
-    assert set(changes_in(recorder.heard)) == expected
+        count = len(readers.heard)
+        await until(lambda: len(readers.heard) >= count + 6)
+    assert set(readers.changes()) == expected
     # The put and the delete of USERS#u1: one change each (two batches) or one (one batch).
-    assert 1 <= changes_in(recorder.heard).count(Change(Table.PAVE, "USERS#u1")) <= 2
+    assert 1 <= readers.changes().count(Change(Table.PAVE, "USERS#u1")) <= 2
 
 
 async def test_the_lease_is_a_dynamolock_item_whose_data_is_the_checkpoint(
-    dynamo: Dynamo, dynamodb: DynamoDBClient, tables: TableNames, streams_api: StreamsApi
+    readers: Readers, dynamodb: DynamoDBClient, tables: TableNames, streams_api: StreamsApi
 ) -> None:
-    feed = MemoryChangeFeed()
-    recorder = Recorder()
-    feed.listen(recorder)
+    settings = Table.BALANCE_SETTINGS
     shard_id = await shard_of(streams_api, dynamodb, tables.balance_settings)
-    key = lease_key(tables.balance_settings, shard_id)
-    reader = coordinator(dynamo, streams_api, feed, tables=[Table.BALANCE_SETTINGS])
-    async with running(reader):
-        await until(lambda: reading(recorder, [Table.BALANCE_SETTINGS]))
-        lease = (await dynamodb.get_item(TableName=tables.locks, Key={"key": {"S": key}}))["Item"]
+    async with readers.running(streams_api, tables=[settings]) as reader:
+        await until(lambda: reading(readers, [settings]))
         # Reading began at LATEST (a first start): the data says since when.
-        assert set(orjson.loads(lease["data"]["B"])) == {"since"}
+        assert set(await readers.lease_data(settings, shard_id)) == {"since"}
         await dynamodb.put_item(TableName=tables.balance_settings, Item={"user_id": {"S": "u7"}})
-        await until(lambda: Change(Table.BALANCE_SETTINGS, "u7") in recorder.heard)
+        await until(lambda: Change(settings, "u7") in readers.heard)
         records = await _all_records(streams_api, dynamodb, tables.balance_settings, shard_id)
         last = records[-1]["dynamodb"]["SequenceNumber"]
-
-        async def checkpoint() -> object:
-            item = (await dynamodb.get_item(TableName=tables.locks, Key={"key": {"S": key}}))[
-                "Item"
-            ]
-            return orjson.loads(item["data"]["B"])
-
-        for _ in range(200):
-            if await checkpoint() == {"seq": last}:
-                break
-        item = (await dynamodb.get_item(TableName=tables.locks, Key={"key": {"S": key}}))["Item"]
+        await readers.until_lease_data(settings, shard_id, {"seq": last})
+        item = await readers.lease_item(settings, shard_id)
+        assert item is not None
         assert set(item) == {"key", "ownerName", "leaseDuration", "recordVersionNumber", "data"}
-        assert item["key"] == {"S": key}
+        assert item["key"] == {"S": lease_key(tables.balance_settings, shard_id)}
         assert item["ownerName"] == {"S": reader.owner_name}
         assert item["leaseDuration"] == {"S": "2s"}
         assert re.fullmatch(r"\d{19}:[A-Z2-7]{52}", item["recordVersionNumber"]["S"])
         assert orjson.loads(item["data"]["B"]) == {"seq": last}
     # Stopped: released (kept, with its checkpoint) for the next replica.
-    item = (await dynamodb.get_item(TableName=tables.locks, Key={"key": {"S": key}}))["Item"]
+    item = await readers.lease_item(settings, shard_id)
+    assert item is not None
     assert item["isReleased"] == {"S": "1"}
     assert orjson.loads(item["data"]["B"]) == {"seq": last}
 
@@ -139,12 +118,9 @@ async def _all_records(
 
 
 async def test_two_replicas_starting_together_share_the_shards(
-    dynamo: Dynamo, dynamodb: DynamoDBClient, tables: TableNames, streams_api: StreamsApi
+    readers: Readers, streams_api: StreamsApi
 ) -> None:
-    feed = MemoryChangeFeed()
-    first = coordinator(dynamo, streams_api, feed)
-    second = coordinator(dynamo, streams_api, feed)
-    async with running(first), running(second):
+    async with readers.running(streams_api) as first, readers.running(streams_api) as second:
         await until(lambda: first.held + second.held == 3)
         # A few more ticks: nobody takes more than its share, nothing changes hands.
         await asyncio.sleep(1.0)
@@ -153,18 +129,13 @@ async def test_two_replicas_starting_together_share_the_shards(
 
 
 async def test_a_lease_taken_by_another_owner_stops_the_reader_and_keeps_its_checkpoint(
-    dynamo: Dynamo, dynamodb: DynamoDBClient, tables: TableNames, streams_api: StreamsApi
+    readers: Readers, dynamodb: DynamoDBClient, tables: TableNames, streams_api: StreamsApi
 ) -> None:
-    feed = MemoryChangeFeed()
-    recorder = Recorder()
-    feed.listen(recorder)
+    settings = Table.BALANCE_SETTINGS
     shard_id = await shard_of(streams_api, dynamodb, tables.balance_settings)
     key = {"key": {"S": lease_key(tables.balance_settings, shard_id)}}
-    reader = coordinator(
-        dynamo, streams_api, feed, tables=[Table.BALANCE_SETTINGS], lease_seconds=60
-    )
-    async with running(reader):
-        await until(lambda: reading(recorder, [Table.BALANCE_SETTINGS]))
+    async with readers.running(streams_api, tables=[settings], lease_seconds=60) as reader:
+        await until(lambda: reading(readers, [settings]))
         # Another owner's write (as after a takeover) replaces the version and the data.
         theirs = orjson.dumps({"seq": "theirs"})
         await dynamodb.update_item(
@@ -181,7 +152,8 @@ async def test_a_lease_taken_by_another_owner_stops_the_reader_and_keeps_its_che
         await dynamodb.put_item(TableName=tables.balance_settings, Item={"user_id": {"S": "u8"}})
         await until(lambda: reader.held == 0)
         await asyncio.sleep(0.5)
-    item = (await dynamodb.get_item(TableName=tables.locks, Key=key))["Item"]
+    item = await readers.lease_item(settings, shard_id)
+    assert item is not None
     assert item["ownerName"] == {"S": "OTHER"}
     assert bytes(item["data"]["B"]) == theirs
     assert "isReleased" not in item
