@@ -183,7 +183,7 @@ def main() -> int:
         "--live-rate",
         type=float,
         default=None,
-        help="writes a second (default: half what moto sustains, at most 20)",
+        help="writes a second (default: a tenth of what moto sustains, at most 10)",
     )
     parser.add_argument("--logs", default=str(ROOT / "test-artifacts" / "load"))
     args = parser.parse_args()

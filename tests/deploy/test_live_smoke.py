@@ -52,10 +52,12 @@ def test_every_write_reaches_every_subscriber_through_a_rolling_restart(tmp_path
     # Both replicas served subscriptions, and the sockets on the restarted one came back.
     assert all(count > 0 for count in result.spread.values()), result.spread
     assert result.reconnects > 0
-    # With the cache on, every write showed in a query answer, and no answer trailed a
-    # write answered more than the feed's lag bound before it was asked.
+    # With the cache on, every write straight to DynamoDB (every other one) showed in a
+    # query answer, and no answer trailed a write answered more than the feed's lag bound
+    # before it was asked.
     assert result.wrong == []
     assert result.invisible == []
-    assert len(result.visibility) == WRITES
+    assert result.failed_queries == []
+    assert len(result.visibility) == sum(w.via == "direct" for w in result.writes) > 0
     # At most one re-read per change per distinct document (2 here) on each replica (2).
     assert 0 < result.rereads <= 4 * WRITES
