@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
 from graphql import GraphQLError, GraphQLFormattedError
+from starlette.websockets import WebSocketDisconnected as SocketClosedOnSend
 from strawberry.http.exceptions import WebSocketDisconnected
 
 # The handler's hooks overridden here (handle_connection_init, handle_subscribe,
@@ -278,7 +279,8 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
             await operation.send_operation_message(
                 CompleteMessage(id=operation.id, type="complete")
             )
-        except (_OperationStreamClosed, WebSocketDisconnected):
+        except (_OperationStreamClosed, WebSocketDisconnected, SocketClosedOnSend):
+            # The client went away (or its socket was closed while an event was sent).
             return
         except GraphQLError as error:
             # A document that does not parse: strawberry's parser cache raises it from the
