@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.frontend import REPLAYED_SUFFIX, ReplayCost
+from bench.frontend import CACHED, REPLAYED_SUFFIX, ReplayCost
 from bench.throughput import P99_LIMIT_MS, Throughput
 
 RESULTS = Path(__file__).resolve().parent.parent / "bench-results.json"
@@ -100,10 +100,17 @@ def print_throughput(results: list[Throughput], replay: ReplayCost) -> None:
                 f"{s.concurrency}: {s.per_second:.0f}/s {s.p99_ms:.0f}ms" for s in result.steps
             )
             print(f"      steps (clients: rate p99) {steps}")
-        worker = {r.name.split(",")[0]: r.worker_cpu_ms for r in over}
+        worker = {r.name.removesuffix(REPLAYED_SUFFIX): r.worker_cpu_ms for r in over}
         gateway, naive = worker.get("gateway"), worker.get("naive")
         if gateway and naive:
             print(f"    worker CPU a request, naive / gateway: {naive / gateway:.2f}x (all steps)")
+        rate = {r.name: r.per_second for r in over}
+        if rate.get(CACHED) and rate.get("naive"):
+            print(
+                f"    {CACHED} / naive: {rate[CACHED] / rate['naive']:.2f}x req/s; "
+                f"worker CPU a request, naive / {CACHED}: "
+                f"{(worker.get('naive') or 0) / (worker.get(CACHED) or 1):.2f}x"
+            )
     calls = ", ".join(
         f"{name} {count} ({replay.read_units[name]:g} RCU)" for name, count in replay.calls.items()
     )

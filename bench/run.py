@@ -336,7 +336,7 @@ def common_env(dynalite_url: str) -> dict[str, str]:
 def run(dynalite_port: int, dynalite_pid: int, only_throughput: bool = False) -> None:
     proxy_port, sink_port = processes.free_port(), processes.free_port()
     replayer_port = processes.free_port()
-    started = {"main", "replayed"} if only_throughput else SERVERS.keys()
+    started = {"main", "replayed", "cached"} if only_throughput else SERVERS.keys()
     ports = {name: processes.free_port() for name in started}
     dynalite_url = f"http://127.0.0.1:{dynalite_port}"
     delayed_url = f"http://127.0.0.1:{proxy_port}"
