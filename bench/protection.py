@@ -46,6 +46,7 @@ from schema.cost_policy import GATEWAY_COST_POLICY
 from schema.extensions import CostMeasure
 from schema.principal import Principal
 from schema.root import build_schema
+from tests.metrics_text import total
 from tests.redis_server import RedisServer
 
 SECRET = "bench-protection-secret-0123456789abcdef"
@@ -135,11 +136,7 @@ async def refused(settings: Settings, iterations: int) -> dict[str, tuple[float,
 
             cpu, wall = await timed(one, iterations)
             metrics = (await client.get("/metrics")).text
-            calls = sum(
-                float(line.rsplit(" ", 1)[1])
-                for line in metrics.splitlines()
-                if line.startswith("gateway_dynamodb_calls_total{")
-            )
+            calls = total(metrics, "gateway_dynamodb_calls_total")
             found[name] = (cpu, wall, calls)
     return found
 

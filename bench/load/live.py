@@ -23,7 +23,6 @@ sustains, measured first and reported (a tenth of it: see `run_live_phase`).
 from __future__ import annotations
 
 import asyncio
-import re
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from bench.load.workload import USERS, Tokens, local_client
 from loaders.codec import Item, to_wire
 from loaders.rows.income_verification import IncomeVerificationRow
 from loaders.tables import TableNames
+from tests.metrics_text import Samples, samples, total
 
 FRONTEND = """subscription LiveFrontend {
   viewerChanged(initial: true) { id incomeVerification { amountInCents } } }"""
@@ -57,6 +57,7 @@ VISIBLE_WITHIN_SECONDS = 10.0
 #: INSIGHT_CACHE_MAX_LAG_SECONDS's default: how stale the feed may be before the cache is
 #: bypassed, so the most an answer may trail a committed write.
 CACHE_LAG_SECONDS = 2.0
+REREADS = "gateway_subscription_rereads_total"
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,16 +186,13 @@ def verification(user: str, amount: int) -> Item:
     ).to_item()
 
 
-async def scrape(port: int, metric: str) -> float:
-    """A replica's own metric, summed over its label sets (read from the replica itself,
-    not through nginx)."""
+async def scrape(port: int) -> Samples:
+    """A replica's own /metrics (read from the replica itself, not through nginx)."""
     async with (
         aiohttp.ClientSession() as session,
         session.get(f"http://127.0.0.1:{port}/metrics") as answer,
     ):
-        text = await answer.text()
-    pattern = re.compile(rf"^{metric}(?:{{[^}}]*}})? ([0-9.eE+-]+)$", re.MULTILINE)
-    return sum(float(value) for value in pattern.findall(text))
+        return samples(await answer.text())
 
 
 async def run_live_phase(
@@ -233,20 +231,17 @@ async def run_live_phase(
             result.ready_seconds = time.monotonic() - started
             await asyncio.sleep(IDLE_SECONDS)
             result.rss_idle = {r.name: rss_mib(r.pid) for r in topo.replicas}
-            for replica in topo.replicas:
-                result.spread[replica.name] = await scrape(replica.port, "gateway_subscriptions")
-            rereads = sum(
-                [await scrape(r.port, "gateway_subscription_rereads_total") for r in topo.replicas]
-            )
+            pages = {r.name: await scrape(r.port) for r in topo.replicas}
+            for name, page in pages.items():
+                result.spread[name] = total(page, "gateway_subscriptions")
+            rereads = sum(total(page, REREADS) for page in pages.values())
             await write_load(topo, given, result, writes, session, restart)
             await settle(clients, result)
-            after = sum(
-                [await scrape(r.port, "gateway_subscription_rereads_total") for r in topo.replicas]
-            )
-            result.rereads = after - rereads
+            pages = {r.name: await scrape(r.port) for r in topo.replicas}
+            result.rereads = sum(total(page, REREADS) for page in pages.values()) - rereads
             for metric in ("hits", "misses", "bypasses"):
                 name = f"gateway_cache_{metric}_total"
-                result.cache[metric] = sum([await scrape(r.port, name) for r in topo.replicas])
+                result.cache[metric] = sum(total(page, name) for page in pages.values())
         finally:
             stop.set()
             await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 30)
