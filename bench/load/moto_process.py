@@ -6,12 +6,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
-from bench.processes import free_port
+from tests.processes import free_port, stop, wait_until_answered
 
 STARTUP_SECONDS = 30.0
 
@@ -40,25 +37,18 @@ class MotoServer:
             stdout=output,
             stderr=output,
         )
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while time.monotonic() < deadline:
-            if self._process.poll() is not None:
-                raise RuntimeError("moto's server exited at start")
-            try:
-                with urllib.request.urlopen(self.endpoint_url + "/moto-api/", timeout=1):
-                    return
-            except urllib.error.HTTPError:
-                return  # it answers: up
-            except (urllib.error.URLError, OSError):
-                time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"moto's server did not answer within {STARTUP_SECONDS} s")
+        try:
+            # Any answer, whatever its status, means it is up.
+            wait_until_answered(
+                self.endpoint_url + "/moto-api/",
+                self._process,
+                seconds=STARTUP_SECONDS,
+                ready=lambda _: True,
+            )
+        except RuntimeError:
+            self.stop()
+            raise
 
     def stop(self) -> None:
-        if self._process is not None and self._process.poll() is None:
-            self._process.terminate()
-            try:
-                self._process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait()
+        if self._process is not None:
+            stop(self._process)
