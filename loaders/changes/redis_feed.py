@@ -21,13 +21,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import coredis
 import orjson
 
+from loaders.backoff import backoff_seconds
 from loaders.changes.feed import Change, ChangeListener, ShardPosition
 from loaders.lock import random_name
 from loaders.tables import Table
@@ -139,8 +139,7 @@ class RedisChangeFeed:
             finally:
                 await self._cut_off()
             failures += 1
-            ceiling = min(self._backoff_cap, self._backoff_base * 2 ** min(failures, 16))
-            await asyncio.sleep(random.uniform(ceiling / 2, ceiling))
+            await asyncio.sleep(backoff_seconds(failures, self._backoff_base, self._backoff_cap))
 
     async def _connect_and_consume(self) -> None:
         client: coredis.Redis[bytes] = coredis.Redis.from_url(

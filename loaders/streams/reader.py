@@ -8,13 +8,13 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
-import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from loaders.backoff import backoff_seconds
 from loaders.changes import Change, ChangeFeed, ShardPosition
 from loaders.dynamodb import DynamoDBFailure
 from loaders.errors import DynamoDBUnavailable
@@ -282,8 +282,8 @@ class ShardReader:
 
     async def _backoff(self) -> None:
         self._failures += 1
-        ceiling = min(self._pace.backoff_cap, self._pace.backoff_base * 2 ** (self._failures - 1))
-        await asyncio.sleep(random.uniform(ceiling / 2, ceiling))
+        pause = backoff_seconds(self._failures - 1, self._pace.backoff_base, self._pace.backoff_cap)
+        await asyncio.sleep(pause)
 
 
 class ShardGone(Exception):
