@@ -20,7 +20,7 @@ from loaders.dynamodb import FinishedCall
 from loaders.tables import Table
 from schema.clock import FixedClock
 from schema.principal import DASHBOARD, WRITER
-from tests.gateway.subscriptions.socket_client import serving
+from tests.gateway.subscriptions.socket_client import Socket, serving
 from tests.metrics_text import Samples, samples
 
 SECRET = "live-tests-secret-0123456789abcdef"
@@ -70,6 +70,13 @@ class LiveGateway:
         url = self.url.replace("ws://", "http://").replace("/graphql", "/metrics")
         async with httpx.AsyncClient() as client:
             return samples((await client.get(url, timeout=10)).text)
+
+    async def watch_setting(self, socket: Socket, operation_id: str = "1") -> None:
+        """Over `socket`: the handshake with the user's token, then a subscription of the
+        user's `lowBalanceAlert` (`SETTING_QUERY`), held by the hub before this returns."""
+        assert await socket.init(self.token()) == {"type": "connection_ack"}
+        await socket.subscribe(operation_id, SETTING_QUERY, {"ids": [USER]})
+        await self.subscribed()
 
     async def publish(self, table: Table, partition_key: str) -> None:
         await self.feed.publish([Change(table, partition_key)])

@@ -76,9 +76,7 @@ async def test_re_reads_are_strongly_consistent(
     live: LiveGateway, dynamodb: Any, settings: Settings
 ) -> None:
     async with open_socket(live.url) as socket:
-        await socket.init(live.token())
-        await socket.subscribe("1", SETTING_QUERY, {"ids": [USER]})
-        await live.subscribed()
+        await live.watch_setting(socket)
         await change_setting(live, dynamodb, settings, "30")
         assert await socket.receive() == setting_event("1", "30")
     [read] = live.reads()
@@ -89,9 +87,7 @@ async def test_an_unchanged_answer_is_not_sent(
     live: LiveGateway, dynamodb: Any, settings: Settings
 ) -> None:
     async with open_socket(live.url) as socket:
-        await socket.init(live.token())
-        await socket.subscribe("1", SETTING_QUERY, {"ids": [USER]})
-        await live.subscribed()
+        await live.watch_setting(socket)
         await change_setting(live, dynamodb, settings, "30")
         assert await socket.receive() == setting_event("1", "30")
         # Another change of the partition that leaves this selection as it was: re-read,
@@ -114,9 +110,7 @@ async def test_a_burst_coalesces_and_the_last_event_shows_the_final_state(
     live: LiveGateway, dynamodb: Any, settings: Settings
 ) -> None:
     async with open_socket(live.url) as socket:
-        await socket.init(live.token())
-        await socket.subscribe("1", SETTING_QUERY, {"ids": [USER]})
-        await live.subscribed()
+        await live.watch_setting(socket)
         # Ten writes, their ten changes arriving together (as a stream batch brings them).
         for dollars in range(1, 11):
             await set_low_balance_alert(dynamodb, settings, USER, str(dollars))
@@ -197,9 +191,7 @@ async def test_a_resync_sends_what_changed_while_changes_were_missed(
     live: LiveGateway, dynamodb: Any, settings: Settings
 ) -> None:
     async with open_socket(live.url) as socket:
-        await socket.init(live.token())
-        await socket.subscribe("1", SETTING_QUERY, {"ids": [USER]})
-        await live.subscribed()
+        await live.watch_setting(socket)
         await set_low_balance_alert(dynamodb, settings, USER, "55")
         live.app.state.live.resync("the feed reconnected")
         assert await socket.receive() == setting_event("1", "55")
@@ -210,9 +202,7 @@ async def test_over_budget_an_event_waits_and_is_not_lost(
 ) -> None:
     async with live_gateway(settings, clock, rate_limit_user="2/second") as live:
         async with open_socket(live.url) as socket:
-            await socket.init(live.token())
-            await socket.subscribe("1", SETTING_QUERY, {"ids": [USER]})
-            await live.subscribed()
+            await live.watch_setting(socket)
             [subscriber] = live.app.state.live._subscribers
             for dollars in ("1", "2", "3"):
                 await change_setting(live, dynamodb, settings, dollars)
@@ -251,9 +241,7 @@ async def test_a_subscribe_over_budget_is_refused_with_rate_limited(
         live_gateway(settings, clock, rate_limit_user="1/minute") as live,
         open_socket(live.url) as socket,
     ):
-        await socket.init(live.token())
-        await socket.subscribe("1", SETTING_QUERY, {"ids": [USER]})
-        await live.subscribed()
+        await live.watch_setting(socket)
         await socket.subscribe("2", SETTING_QUERY, {"ids": [USER]})
         refused = await socket.receive()
         assert refused["id"] == "2"

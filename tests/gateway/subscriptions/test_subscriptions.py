@@ -12,7 +12,6 @@ from loaders.changes import Change, ShardPosition
 from loaders.tables import Table
 from schema.clock import FixedClock
 from tests.gateway.subscriptions.conftest import (
-    SETTING_QUERY,
     USER,
     LiveGateway,
     live_gateway,
@@ -47,9 +46,7 @@ async def test_a_write_straight_to_dynamodb_reaches_the_subscriber(
     live: LiveGateway, dynamodb: Any, settings: Settings
 ) -> None:
     async with open_socket(live.url) as socket:
-        assert await socket.init(live.token()) == {"type": "connection_ack"}
-        await socket.subscribe("1", SETTING_QUERY, {"ids": [USER]})
-        await live.subscribed()
+        await live.watch_setting(socket)
         await set_low_balance_alert(dynamodb, settings, USER, "25")
         await live.publish(Table.BALANCE_SETTINGS, USER)
         message = await socket.receive()
@@ -66,9 +63,7 @@ async def test_through_the_tables_stream_with_nothing_published_by_hand(
     """The whole path: a write straight to DynamoDB, moto's stream, the stream reader, the
     change feed, the hub, the socket."""
     async with live_gateway(settings, clock, streams=True) as live, open_socket(live.url) as socket:
-        assert await socket.init(live.token()) == {"type": "connection_ack"}
-        await socket.subscribe("1", SETTING_QUERY, {"ids": [USER]})
-        await live.subscribed()
+        await live.watch_setting(socket)
         # A reader's first start is at the stream's latest record: wait until the balance
         # settings' reader has read once (it published its position), so the write follows.
         read_once = PositionHeard(Table.BALANCE_SETTINGS)
