@@ -77,12 +77,17 @@ def create_app(
                     )
                     app.state.live_data = live
                     app.state.change_feed = live.feed
-                    # The gateway's own writes are published as they are answered, so its
-                    # subscribers see them at once (the stream carries them later too).
-                    app.state.write_publisher = WritePublisher(None, live.feed)
-                if settings.cache:
                     # The cache listens to the feed whether or not subscriptions are served.
-                    await live_stack.enter_async_context(open_cache(app, settings))
+                    cache = (
+                        await live_stack.enter_async_context(open_cache(app, settings))
+                        if settings.cache
+                        else None
+                    )
+                    # The gateway's own writes: dropped from the cache and published as they
+                    # are answered, so every replica and subscriber sees them at once (the
+                    # stream carries them later too).
+                    app.state.write_publisher = WritePublisher(cache, live.feed)
+                    live_stack.callback(delattr, app.state, "write_publisher")
                 if settings.subscriptions:
                     # The hub on that feed: subscribers woken by its changes.
                     await live_stack.enter_async_context(

@@ -1,5 +1,5 @@
 """The coherent cache's part of the lifespan (SPEC section 8): the cache on the change
-feed, and the publisher of the gateway's own writes."""
+feed."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ from contextlib import asynccontextmanager
 from starlette.applications import Starlette
 
 from gateway.settings import Settings
-from loaders.cache import CoherentCache, FeedWatch, WritePublisher
+from loaders.cache import CoherentCache, FeedWatch
 from loaders.changes import ChangeFeed
 
 
 @asynccontextmanager
 async def open_cache(app: Starlette, settings: Settings) -> AsyncIterator[CoherentCache]:
-    """The cache listening to `app.state.change_feed`, as `app.state.cache`, and the
-    writes' publisher as `app.state.write_publisher`, until the block ends.
+    """The cache listening to `app.state.change_feed`, as `app.state.cache`, until the
+    block ends.
 
     The cache listens whether or not subscriptions are served; `app.state.change_feed`
     is the one the stream readers publish on (`gateway.live`, opened before)."""
@@ -26,10 +26,8 @@ async def open_cache(app: Starlette, settings: Settings) -> AsyncIterator[Cohere
     )
     stop_listening = feed.listen(cache)
     app.state.cache = cache
-    app.state.write_publisher = WritePublisher(cache, feed)
     try:
         yield cache
     finally:
         stop_listening()
         del app.state.cache
-        del app.state.write_publisher
