@@ -5,7 +5,6 @@ DynamoDB calls counted by `extensions.cost`."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any
@@ -23,6 +22,7 @@ from loaders.tables import Table, TableNames, create_tables
 from schema.clock import FixedClock
 from schema.every_field import every_field
 from schema.root import build_schema
+from tests.change_recorder import Recorder
 from tests.conftest import unique_table_names
 from tests.gateway.cache_client import CachedGateway, cached_gateway
 from tests.metrics_text import value
@@ -63,25 +63,6 @@ async def outside_income(dynamo: Dynamo, clock: FixedClock, amount: str) -> None
     now = clock.now()
     row = IncomeRow("u-1", "ACME PAYROLL", Decimal(amount), "biweekly", now.date(), now)
     await dynamo.put(Table.PAVE, row.to_item())
-
-
-class Heard:
-    """A second listener on the feed: what the gateway published."""
-
-    def __init__(self) -> None:
-        self.heard: list[Change] = []
-
-    def changes(self, changes: Sequence[Change]) -> None:
-        self.heard.extend(changes)
-
-    def position(self, position: ShardPosition) -> None:
-        return None
-
-    def resync(self, reason: str) -> None:
-        return None
-
-    def disconnected(self) -> None:
-        return None
 
 
 @pytest.mark.parametrize("query", list(SELECTIONS.values()), ids=list(SELECTIONS))
@@ -142,7 +123,7 @@ async def test_a_mutation_shows_at_once_on_its_replica_and_is_published(
         "verificationSource": "mx",
     }
     async with cached_gateway(settings, clock) as gateway:
-        heard = Heard()
+        heard = Recorder()
         gateway.feed.listen(heard)
         await gateway.read(query, {"id": "u-1"})
         _, warm = await gateway.read(query, {"id": "u-1"})
@@ -151,7 +132,7 @@ async def test_a_mutation_shows_at_once_on_its_replica_and_is_published(
         after, cost = await gateway.read(query, {"id": "u-1"})
     assert after["user"]["incomeVerification"] == {"txnId": "txn-new"}
     assert cost["dynamodbCalls"] > 0
-    assert heard.heard == [Change(Table.PAVE, "USERS#u-1")]
+    assert heard.changes_heard() == [Change(Table.PAVE, "USERS#u-1")]
 
 
 async def test_an_item_past_its_ttl_and_a_payday_of_another_day_never_show(

@@ -21,8 +21,8 @@ from loaders.streams import LeaseCoordinator, StreamsApi
 from loaders.tables import Table, TableNames
 from schema.clock import FixedClock
 from schema.principal import Principal
+from tests.change_recorder import Recorder
 from tests.conftest import CallCounter
-from tests.loaders.changes.test_memory_feed import Recorder
 from tests.schema.conftest import Execute, data_of
 from tests.schema.test_mutations import (
     capture_input,

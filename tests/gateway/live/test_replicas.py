@@ -21,7 +21,7 @@ import pytest
 from loaders.changes import Change
 from loaders.changes.redis_feed import RedisChangeFeed
 from loaders.tables import Table, TableNames
-from tests.loaders.changes.test_memory_feed import Recorder
+from tests.change_recorder import Recorder
 from tests.metrics_text import value
 from tests.processes import free_port
 from tests.redis_server import RedisServer

@@ -20,8 +20,8 @@ from gateway.settings import Settings
 from loaders.changes import Change, ChangeFeed
 from loaders.streams import lease_key
 from loaders.tables import Table, TableNames, create_tables
+from tests.change_recorder import Recorder
 from tests.conftest import unique_table_names
-from tests.loaders.changes.test_memory_feed import Recorder
 from tests.metrics_text import samples, series, value
 
 if TYPE_CHECKING:

@@ -4,13 +4,13 @@ published into the in-process change feed (as the stream readers publish them)."
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
 from typing import Any
 
 from gateway.settings import Settings
-from loaders.changes import Change, ShardPosition
+from loaders.changes import ShardPosition
 from loaders.tables import Table
 from schema.clock import FixedClock
+from tests.change_recorder import Recorder
 from tests.gateway.subscriptions.conftest import (
     USER,
     LiveGateway,
@@ -18,28 +18,6 @@ from tests.gateway.subscriptions.conftest import (
     set_low_balance_alert,
 )
 from tests.gateway.subscriptions.socket_client import open_socket
-
-
-class PositionHeard:
-    """A listener on the change feed: set once a table's reader has published a position
-    (it has read its shard once)."""
-
-    def __init__(self, table: Table) -> None:
-        self.table = table
-        self.heard = asyncio.Event()
-
-    def changes(self, changes: Sequence[Change]) -> None:
-        pass
-
-    def position(self, position: ShardPosition) -> None:
-        if position.table is self.table:
-            self.heard.set()
-
-    def resync(self, reason: str) -> None:
-        pass
-
-    def disconnected(self) -> None:
-        pass
 
 
 async def test_a_write_straight_to_dynamodb_reaches_the_subscriber(
@@ -66,9 +44,12 @@ async def test_through_the_tables_stream_with_nothing_published_by_hand(
         await live.watch_setting(socket)
         # A reader's first start is at the stream's latest record: wait until the balance
         # settings' reader has read once (it published its position), so the write follows.
-        read_once = PositionHeard(Table.BALANCE_SETTINGS)
-        live.feed.listen(read_once)
-        await asyncio.wait_for(read_once.heard.wait(), 20)
+        heard = Recorder()
+        live.feed.listen(heard)
+        await heard.until(
+            lambda each: isinstance(each, ShardPosition) and each.table is Table.BALANCE_SETTINGS,
+            within=20,
+        )
         await set_low_balance_alert(dynamodb, settings, USER, "35")
         # A lease released by an earlier test's gateway is read from its checkpoint, so that
         # test's write to this user may come first (showing the user as it reads then); the

@@ -4,23 +4,7 @@ from collections.abc import Sequence
 
 from loaders.changes import Change, MemoryChangeFeed, ShardPosition
 from loaders.tables import Table
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.heard: list[object] = []
-
-    def changes(self, changes: Sequence[Change]) -> None:
-        self.heard.extend(changes)
-
-    def position(self, position: ShardPosition) -> None:
-        self.heard.append(position)
-
-    def resync(self, reason: str) -> None:
-        self.heard.append(("resync", reason))
-
-    def disconnected(self) -> None:
-        self.heard.append("disconnected")
+from tests.change_recorder import Recorder
 
 
 class Failing(Recorder):

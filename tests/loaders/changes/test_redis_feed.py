@@ -16,7 +16,7 @@ from loaders.changes import Change, ShardPosition
 from loaders.changes.factory import open_change_feed
 from loaders.changes.redis_feed import FeedUnavailable, RedisChangeFeed
 from loaders.tables import Table
-from tests.loaders.changes.test_memory_feed import Recorder
+from tests.change_recorder import Recorder
 from tests.redis_server import RedisServer
 
 

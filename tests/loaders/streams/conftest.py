@@ -20,7 +20,7 @@ from loaders.dynamodb import Dynamo
 from loaders.streams import Checkpoint, LeaseCoordinator, StreamsApi, lease_key
 from loaders.streams.reader import Pace
 from loaders.tables import STREAMED_TABLES, Table, TableNames
-from tests.loaders.changes.test_memory_feed import Recorder
+from tests.change_recorder import Recorder
 from tests.loaders.conftest import MOTO, ClientPool
 from tests.loaders.streams.fault_streams import SyntheticStream
 

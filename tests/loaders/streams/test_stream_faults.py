@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from loaders.changes import Change, MemoryChangeFeed
 from loaders.streams import Checkpoint
 from loaders.tables import Table
-from tests.loaders.changes.test_memory_feed import Recorder
+from tests.change_recorder import Recorder
 from tests.loaders.streams.conftest import Readers, until
 from tests.loaders.streams.fault_streams import SyntheticStream
 
