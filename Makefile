@@ -79,7 +79,7 @@ test: lint docs-check pytest
 
 # The documentation site (mkdocs.yml, docs/). docs-check builds it with --strict into a
 # throwaway folder, so a broken link or a missing page fails `make test`; `make docs` writes the
-# settings table of docs/configuration.md again from gateway/settings.py, then builds site/.
+# settings table of docs/configuration.md again from gateway/settings/, then builds site/.
 MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs
 docs-check: $(STAMP)
 	rm -rf build/docs-check

@@ -1,5 +1,5 @@
 """How a setting is declared, parsed and documented; the settings themselves are in
-`gateway/settings.py`."""
+`gateway/settings/`."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The settings table of `docs/configuration.md`, made from the declaration in
-`gateway/settings.py`: `python -m gateway.configuration.page docs/configuration.md` rewrites
+`gateway/settings/`: `python -m gateway.configuration.page docs/configuration.md` rewrites
 the table between its markers (`make docs`); `--check` exits 1 when the page differs."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 from gateway.configuration.fields import Declared
 from gateway.settings import VARIABLES
 
-BEGIN = "<!-- settings table: made by `make docs` from gateway/settings.py; do not edit -->"
+BEGIN = "<!-- settings table: made by `make docs` from gateway/settings/; do not edit -->"
 END = "<!-- end of the settings table -->"
 
 
@@ -52,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     current = rewritten(page)
     if args.check:
         if current != page:
-            print(f"{args.page} differs from gateway/settings.py: run `make docs`", file=sys.stderr)
+            print(f"{args.page} differs from gateway/settings/: run `make docs`", file=sys.stderr)
             return 1
         return 0
     args.page.write_text(current)

@@ -101,7 +101,7 @@ class Budget:
 
     @classmethod
     def parse(cls, policy: str, text: str) -> Budget:
-        """From `N/second`, `N/minute` or `N/hour` (as gateway/settings.py checked it)."""
+        """From `N/second`, `N/minute` or `N/hour` (as gateway/settings/ checked it)."""
         return cls(policy, limits.parse(text))
 
 

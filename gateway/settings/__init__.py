@@ -1,0 +1,57 @@
+"""The gateway's settings, read once from the environment into a frozen object.
+
+Each setting is declared once, as a field of `Settings` (by topic, in the modules beside this
+one, each class extending the one before): its variable, type (the annotation),
+default, bounds and one line of documentation. Parsing, the messages naming the variable,
+`docs/configuration.md` (`make docs`) and `QueryLimits` are derived from it. A new setting:
+
+    max_query_depth: int = setting(
+        "INSIGHT_MAX_QUERY_DEPTH", 10, "deepest selection accepted", minimum=1
+    )
+
+`int`, `float`, `bool`, `str` and `str | None` (unset by default) are parsed by their
+annotation; any other type names its `parse` (`gateway/configuration/parsers.py`); a check
+across settings is a function in `gateway/configuration/checks.py`. Then `make docs` writes
+the configuration page again (a test fails until it does).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from gateway.configuration import Declared, SettingsError, declared, read_fields
+from gateway.configuration.checks import CHECKS
+from gateway.settings.live import LiveSettings
+from schema.extensions import QueryLimits
+
+__all__ = ["VARIABLES", "Settings", "SettingsError"]
+
+
+@dataclass(frozen=True, slots=True)
+class Settings(LiveSettings):
+    """Every setting of the gateway (`service`, `requests` and `live` declare them)."""
+
+    @property
+    def query_limits(self) -> QueryLimits:
+        return QueryLimits(
+            max_tokens=self.max_query_tokens,
+            max_depth=self.max_query_depth,
+            max_aliases=self.max_query_aliases,
+            max_cost=self.max_query_cost,
+            introspection=self.introspection,
+        )
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """Read every setting from `environ` (default: the process environment)."""
+        settings = cls(**read_fields(cls, os.environ if environ is None else environ))
+        for check in CHECKS:
+            check(settings)
+        return settings
+
+
+#: Every variable by its field's name (`tables.pave` for a group's member). Made at import,
+#: so that a field declared without `setting(...)` fails at once.
+VARIABLES: dict[str, Declared] = dict(declared(Settings))

@@ -1,0 +1,142 @@
+"""The settings of a request's way in: query limits, HTTP hygiene, batching, GraphiQL,
+federation, trusted documents and per-principal budgets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gateway.configuration import setting
+from gateway.configuration.parsers import budget, origins, roles, storage_uri
+from gateway.settings.service import ServiceSettings
+
+
+@dataclass(frozen=True, slots=True)
+class RequestSettings(ServiceSettings):
+    # Query limits, checked before execution (schema/extensions); docs/security.md has the
+    # cost model.
+    max_query_depth: int = setting(
+        "INSIGHT_MAX_QUERY_DEPTH", 10, "deepest selection accepted", minimum=1
+    )
+    max_query_aliases: int = setting(
+        "INSIGHT_MAX_QUERY_ALIASES", 30, "aliases accepted in one document", minimum=0
+    )
+    max_query_tokens: int = setting(
+        "INSIGHT_MAX_QUERY_TOKENS", 2000, "lexical tokens accepted in one document", minimum=1
+    )
+    max_query_cost: int = setting(
+        "INSIGHT_MAX_QUERY_COST",
+        10_000,
+        "estimated DynamoDB cost accepted (list arguments multiply it)",
+        minimum=1,
+    )
+    persisted_query_cache_size: int = setting(
+        "INSIGHT_PERSISTED_QUERY_CACHE_SIZE",
+        1000,
+        "automatic persisted queries kept (LRU; 0 turns them off)",
+        minimum=0,
+        maximum=1_000_000,
+    )
+    compiled_execution: bool = setting(
+        "INSIGHT_COMPILED_EXECUTION",
+        True,
+        "complete plain objects in one loop (see Performance); `false`: graphql-core's path, "
+        "field by field, the same answers",
+    )
+    # HTTP hygiene (gateway/http/graphql_view.py).
+    max_body_bytes: int = setting(
+        "INSIGHT_MAX_BODY_BYTES",
+        262_144,
+        "largest POST body accepted (413 above it)",
+        minimum=1024,
+        maximum=64 * 1024 * 1024,
+    )
+    # Batching (SPEC 4): up to 10 operations in one JSON array by default.
+    max_batch_operations: int = setting(
+        "INSIGHT_MAX_BATCH_OPERATIONS",
+        10,
+        "operations allowed in one batched (JSON array) request, more refused whole (400); "
+        "0: batching off (see Batching)",
+        minimum=0,
+        maximum=100,
+    )
+    field_usage_max_clients: int = setting(
+        "INSIGHT_FIELD_USAGE_MAX_CLIENTS",
+        50,
+        "client names labelled in `gateway_field_usage_total` (first seen first); later ones "
+        "count as `other` (see Field usage)",
+        minimum=0,
+        maximum=1000,
+    )
+    graphiql: bool = setting(
+        "INSIGHT_GRAPHIQL",
+        True,
+        "serve GraphiQL to browsers on `GET /graphql` (always on with `serve --embedded`)",
+    )
+    introspection: bool = setting(
+        "INSIGHT_INTROSPECTION",
+        True,
+        "answer introspection (always on with `serve --embedded`); `false` in production",
+    )
+    cors_origins: tuple[str, ...] = setting(
+        "INSIGHT_CORS_ORIGINS",
+        (),
+        "browser origins allowed by CORS; unset: none",
+        parse=origins,
+    )
+    federation: bool = setting(
+        "INSIGHT_FEDERATION",
+        False,
+        "serve the schema as an Apollo Federation 2 subgraph (`_service`, `_entities`, `User "
+        '@key(fields: "id")`; see Federation)',
+    )
+    # Per-client protection: trusted documents, and per-principal budgets of cost points
+    # (docs/security.md has the reasoning of the defaults).
+    trusted_documents: str = setting(
+        "INSIGHT_TRUSTED_DOCUMENTS",
+        "off",
+        "`audit` serves unlisted operations, logging each once and counting them; `enforce` "
+        "refuses them (see Security)",
+        choices=("off", "audit", "enforce"),
+    )
+    trusted_documents_file: str | None = setting(
+        "INSIGHT_TRUSTED_DOCUMENTS_FILE",
+        None,
+        "the operation manifest (Apollo's or Relay's), needed by `audit` and `enforce`",
+    )
+    trusted_documents_bypass_roles: frozenset[str] = setting(
+        "INSIGHT_TRUSTED_DOCUMENTS_BYPASS_ROLES",
+        frozenset({"dashboard"}),
+        "roles that may send any operation (`none`: no role)",
+        parse=roles,
+    )
+    rate_limit_storage_uri: str = setting(
+        "INSIGHT_RATE_LIMIT_STORAGE_URI",
+        "memory://",
+        "where budgets are counted: `memory://` (per process) or Redis, shared by every "
+        "replica and worker",
+        parse=storage_uri,
+    )
+    rate_limit_user: str = setting(
+        "INSIGHT_RATE_LIMIT_USER",
+        "3000/minute",
+        "an end user's budget of cost points",
+        parse=budget,
+    )
+    rate_limit_dashboard: str = setting(
+        "INSIGHT_RATE_LIMIT_DASHBOARD",
+        "60000/minute",
+        "a `dashboard` principal's budget",
+        parse=budget,
+    )
+    rate_limit_writer: str = setting(
+        "INSIGHT_RATE_LIMIT_WRITER",
+        "60000/minute",
+        "a `writer` principal's budget (several roles: the most generous)",
+        parse=budget,
+    )
+    rate_limit_fail_open: bool = setting(
+        "INSIGHT_RATE_LIMIT_FAIL_OPEN",
+        True,
+        "when the budgets' storage fails: answer without budgets (`true`) or refuse with 503 "
+        "(`false`)",
+    )
