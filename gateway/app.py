@@ -15,6 +15,7 @@ from gateway.http.cors import cors_middleware
 from gateway.http.graphiql import GraphiQLDefaults, graphiql_redirect_route, graphiql_static_mount
 from gateway.http.graphql_view import GatewayGraphQL
 from gateway.http.operation_gate import OperationGate
+from gateway.idempotency import OUTCOMES, Idempotency
 from gateway.live import open_live_data
 from gateway.observability.cache_metrics import CacheMetrics
 from gateway.observability.dynamodb_failures import FailureLog
@@ -138,7 +139,11 @@ def create_app(
         graphiql=graphiql,
         gate=gate,
         count_errors=metrics.count_errors,
+        keys=Idempotency.from_settings(settings, metrics.count_idempotency),
     )
+    for outcome in OUTCOMES:
+        # Every outcome is a series from the start, so that rates and alerts see zeros.
+        metrics.idempotency.labels(outcome)
     app = Starlette(
         routes=[
             # Every method reaches the view, which answers the wrong ones with a GraphQL 405.

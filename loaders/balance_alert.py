@@ -12,9 +12,11 @@ from decimal import Decimal
 from loaders import keys, validation
 from loaders.dynamodb import Dynamo
 from loaders.lock import LockClient, LockLost, LockNotGranted
+from loaders.lock.item import ATTR_IS_RELEASED, ATTR_KEY, ATTR_OWNER_NAME
 from loaders.rows.alert import ALERT_COOLDOWN, AlertRow
 from loaders.rows.balance_settings import BalanceSettingsRow
 from loaders.tables import Table
+from loaders.transactions import WriteConflict, Writes, commit
 from loaders.writers.common import read_consistent
 
 
@@ -71,46 +73,75 @@ def validated(command: BalanceAlertCommand) -> BalanceAlertCommand:
 
 
 async def evaluate_balance_alert(
-    dynamo: Dynamo, locks: LockClient, command: BalanceAlertCommand, now: datetime
+    dynamo: Dynamo,
+    locks: LockClient,
+    command: BalanceAlertCommand,
+    now: datetime,
+    writes: Writes | None = None,
 ) -> Evaluation:
     """Decide under the lock, write the alert row only when SENT; the lock is released
-    however the evaluation ends. A lock held by anyone else answers LOCKED at once."""
-    command = validated(command)
-    user_id = command.user_id
-    lock_name = keys.balance_alert_lock(user_id).pk
+    however the evaluation ends. A lock held by anyone else answers LOCKED at once.
+
+    Given `writes`, the row is staged there and the lock stays held (`writes.hold`) until
+    the caller has committed them; else they are committed here, inside the lock."""
+    own = writes is None
+    staged = Writes() if writes is None else writes
     try:
-        async with locks.hold(lock_name, fail_if_locked=True) as lock:
-            # Two tables, one round trip: both reads go out together.
-            settings_item, alert_item = await asyncio.gather(
-                read_consistent(dynamo, keys.balance_settings(user_id), now),
-                read_consistent(dynamo, keys.alert(user_id), now),
-            )
-            setting = (
-                BalanceSettingsRow.from_item(settings_item).low_balance_alert
-                if settings_item is not None
-                else None
-            )
-            previous = AlertRow.from_item(alert_item) if alert_item is not None else None
-            decision = decide(
-                setting=setting,
-                available_balance=command.available_balance,
-                previous=previous,
-                now=now,
-            )
-            if decision is not Decision.SENT:
-                return Evaluation(decision, previous)
-            assert setting is not None
-            row = AlertRow(
-                user_id=user_id,
-                alert_sent=True,
-                updated_date=now,
-                balance_setting=validation.canonical(setting),
-                available_balance=command.available_balance,
-                current_balance=command.current_balance,
-            )
-            # Past our lease (a stalled request) someone else may hold the lock by now.
-            locks.ensure_held(lock)
-            await dynamo.put(Table.PAVE, row.to_item())
-            return Evaluation(Decision.SENT, row)
+        evaluation = await _evaluate(dynamo, locks, validated(command), now, staged)
+        if own:
+            await commit(dynamo, staged.staged)
+        return evaluation
     except (LockNotGranted, LockLost):
         return Evaluation(Decision.LOCKED, None)
+    except WriteConflict:
+        if own:
+            # The commit's check found the lock no longer ours (taken over past our lease).
+            return Evaluation(Decision.LOCKED, None)
+        raise
+    finally:
+        if own:
+            await staged.holding.aclose()
+
+
+async def _evaluate(
+    dynamo: Dynamo, locks: LockClient, command: BalanceAlertCommand, now: datetime, writes: Writes
+) -> Evaluation:
+    user_id = command.user_id
+    lock = await writes.hold(locks.hold(keys.balance_alert_lock(user_id).pk, fail_if_locked=True))
+    # Two tables, one round trip: both reads go out together.
+    settings_item, alert_item = await asyncio.gather(
+        read_consistent(dynamo, keys.balance_settings(user_id), now),
+        read_consistent(dynamo, keys.alert(user_id), now),
+    )
+    setting = (
+        BalanceSettingsRow.from_item(settings_item).low_balance_alert
+        if settings_item is not None
+        else None
+    )
+    previous = AlertRow.from_item(alert_item) if alert_item is not None else None
+    decision = decide(
+        setting=setting, available_balance=command.available_balance, previous=previous, now=now
+    )
+    if decision is not Decision.SENT:
+        return Evaluation(decision, previous)
+    assert setting is not None
+    row = AlertRow(
+        user_id=user_id,
+        alert_sent=True,
+        updated_date=now,
+        balance_setting=validation.canonical(setting),
+        available_balance=command.available_balance,
+        current_balance=command.current_balance,
+    )
+    # Past our lease (a stalled request) someone else may hold the lock by now; the commit
+    # checks again in DynamoDB, in the same transaction as the row.
+    locks.ensure_held(lock)
+    writes.check(
+        Table.LOCKS,
+        {ATTR_KEY: lock.key},
+        "#owner = :owner AND attribute_not_exists(#released)",
+        names={"#owner": ATTR_OWNER_NAME, "#released": ATTR_IS_RELEASED},
+        values={":owner": lock.owner_name},
+    )
+    writes.put(Table.PAVE, row.to_item())
+    return Evaluation(Decision.SENT, row)

@@ -18,6 +18,8 @@ from typing import Any
 READ_OPERATIONS = frozenset(
     {"batch_get_item", "get_item", "query", "scan", "transact_get_items", "execute_statement"}
 )
+#: The writer paths' operations (sent with ReturnConsumedCapacity).
+WRITE_OPERATIONS = frozenset({"put_item", "transact_write_items"})
 
 
 @dataclass(slots=True)
@@ -71,6 +73,10 @@ class CallLog:
     def read_capacity_units(self) -> float:
         return sum(r.capacity_units for r in self.records if r.operation in READ_OPERATIONS)
 
+    @property
+    def write_capacity_units(self) -> float:
+        return sum(r.capacity_units for r in self.records if r.operation in WRITE_OPERATIONS)
+
     def summary(self) -> dict[str, float | int]:
         """The figures of `extensions.cost` (`cachedReads` only with the cache on)."""
         summary: dict[str, float | int] = {
@@ -80,6 +86,10 @@ class CallLog:
         }
         if self.cached_reads is not None:
             summary["cachedReads"] = self.cached_reads
+        written = self.write_capacity_units
+        if written:
+            # A keyed mutation's transaction: 2 write units per item, its record included.
+            summary["writeCapacityUnits"] = written
         return summary
 
 

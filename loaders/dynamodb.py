@@ -17,6 +17,10 @@ from botocore.exceptions import BotoCoreError, ClientError
 from loaders.call_log import current_call_log
 from loaders.codec import Item, from_wire, to_wire, value_to_wire
 from loaders.deadline import current_deadline
+from loaders.dynamodb_errors import ConditionFailed as ConditionFailed
+from loaders.dynamodb_errors import DynamoDBFailure as DynamoDBFailure
+from loaders.dynamodb_errors import TransactionCanceled as TransactionCanceled
+from loaders.dynamodb_errors import classify
 from loaders.errors import DynamoDBUnavailable
 from loaders.keys import ItemKey, QueryKey
 from loaders.parameters import invalid_parameters
@@ -28,14 +32,6 @@ if TYPE_CHECKING:
 #: BatchGetItem takes at most 100 keys a call, BatchWriteItem 25 items.
 BATCH_GET_LIMIT = 100
 BATCH_WRITE_LIMIT = 25
-
-_UNAVAILABLE = (
-    "ProvisionedThroughputExceededException ThrottlingException RequestLimitExceeded "
-    "InternalServerError ServiceUnavailable LimitExceededException "
-    "TransactionInProgressException RequestTimeout RequestTimeoutException"
-)
-#: Error codes that mean "DynamoDB could not answer now", as opposed to a bad request.
-UNAVAILABLE_CODES = frozenset(_UNAVAILABLE.split())
 
 # The HTTP attempts botocore makes for the call in flight in this task (retries included);
 # set by `Dynamo.call`, counted by a client event handler.
@@ -98,14 +94,6 @@ class BatchGot:
     failed: dict[ItemKey, DynamoDBUnavailable]
 
 
-class ConditionFailed(Exception):
-    """A conditional write's condition did not hold."""
-
-
-class DynamoDBFailure(Exception):
-    """DynamoDB refused a call for a reason that is our bug or our configuration."""
-
-
 class Dynamo:
     """The process-wide DynamoDB door, over one aioboto3 client opened in the lifespan.
 
@@ -166,7 +154,7 @@ class Dynamo:
                 response = await method(**params)
             return response
         except ClientError as error:
-            failure = self._classify(operation, error)
+            failure = classify(operation, error)
             raise failure from error
         except (BotoCoreError, aiohttp.ClientError, TimeoutError, OSError) as error:
             failure = DynamoDBUnavailable(cause=error)
@@ -193,16 +181,6 @@ class Dynamo:
             )
             for observer in self.observers:
                 observer(record)
-
-    @staticmethod
-    def _classify(operation: str, error: ClientError) -> Exception:
-        code = error.response.get("Error", {}).get("Code", "")
-        if code == "ConditionalCheckFailedException":
-            return ConditionFailed(code)
-        status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
-        if code in UNAVAILABLE_CODES or status >= 500:
-            return DynamoDBUnavailable(cause=error)
-        return DynamoDBFailure(f"{operation} refused: {code}")
 
     # --- reads ------------------------------------------------------------------------
 

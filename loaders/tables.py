@@ -1,4 +1,5 @@
-"""The five tables: their identities, configured names and key schemas."""
+"""The tables: the Insight Service's five, and the gateway's own table of idempotency keys
+(SPEC section 9); their identities, configured names and key schemas."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ class Table(enum.Enum):
     DATACAPTURE = "datacapture"
     BALANCE_SETTINGS = "balance_settings"
     LOCKS = "locks"
+    IDEMPOTENCY = "idempotency"
 
     @property
     def key_names(self) -> tuple[str, str | None]:
@@ -32,10 +34,11 @@ _KEY_NAMES: dict[Table, tuple[str, str | None]] = {
     Table.DATACAPTURE: ("PK", "SK"),
     Table.BALANCE_SETTINGS: ("user_id", None),
     Table.LOCKS: ("key", None),
+    Table.IDEMPOTENCY: ("key", None),
 }
 
 #: Tables whose items carry a `ttl` attribute that DynamoDB expires.
-TTL_TABLES = frozenset({Table.PAVE, Table.INCOME_DETECTION, Table.DATACAPTURE})
+TTL_TABLES = frozenset({Table.PAVE, Table.INCOME_DETECTION, Table.DATACAPTURE, Table.IDEMPOTENCY})
 
 #: Tables whose changes reach the change feed (SPEC section 7), through their DynamoDB
 #: Streams (`KEYS_ONLY`): not the capture events, nor the locks.
@@ -52,6 +55,7 @@ class TableNames:
     datacapture: str = "site-fmdatacapture"
     balance_settings: str = "user-balance-settings"
     locks: str = "locks"
+    idempotency: str = "insight-gateway-idempotency"
 
     def name(self, table: Table) -> str:
         name: str = getattr(self, table.value)
@@ -64,7 +68,7 @@ class TableNames:
 async def create_tables(
     client: DynamoDBClient, names: TableNames, *, ttl: bool = True, streams: bool = True
 ) -> None:
-    """Create the five tables (on-demand billing), enable TTL on `ttl` where items have one
+    """Create the tables (on-demand billing), enable TTL on `ttl` where items have one
     and `KEYS_ONLY` streams on the streamed tables.
 
     Only for local DynamoDB (embedded mode, `create-tables`, tests): in AWS the
@@ -124,7 +128,7 @@ async def _create_table(
 async def create_missing_tables(
     client: DynamoDBClient, names: TableNames, *, streams: bool = True
 ) -> list[str]:
-    """Create those of the five tables that do not exist yet (local DynamoDB only, as
+    """Create those of the tables that do not exist yet (local DynamoDB only, as
     `create_tables`); returns the names it created, so running it twice is harmless."""
     existing = await _existing_table_names(client)
     missing = [(table, names.name(table)) for table in Table if names.name(table) not in existing]

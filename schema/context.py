@@ -19,6 +19,7 @@ from loaders.queries import QueryLoader
 from loaders.user_reads import UserReads
 from schema.clock import Clock
 from schema.principal import Principal
+from schema.writes import WriteSession
 
 
 @dataclass
@@ -42,6 +43,14 @@ class Context:
     #: A subscription's re-read (schema.live): one read answers many subscribers, each
     #: charged to its own budget by the hub, so the operation itself charges no one.
     reread: bool = False
+    #: The operation's writes: committed per mutation field, or with the key's record.
+    writes: WriteSession | None = None
+
+    def write_session(self) -> WriteSession:
+        """The operation's writes (unkeyed unless the transport made them keyed)."""
+        if self.writes is None:
+            self.writes = WriteSession(self.dynamo, self.changes)
+        return self.writes
 
 
 def build_context(

@@ -4,8 +4,6 @@ later read in the same request sees the write."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Annotated, TypeAlias
 
 import strawberry
@@ -14,7 +12,11 @@ from loaders import balance_alert, keys
 from loaders.codec import Item
 from loaders.keys import ItemKey
 from loaders.lock import LockClient
-from loaders.tables import Table
+from loaders.rows.balance import BalanceRow
+from loaders.rows.feeder import PaveLabelRow
+from loaders.rows.income_detection import IncomeDetectionRunRow
+from loaders.rows.income_verification import IncomeVerificationRow
+from loaders.transactions import Writes
 from loaders.writers import (
     feeder,
     floatme_capture,
@@ -41,6 +43,7 @@ from schema.payday import PaydayPrediction
 from schema.payloads import BalanceAlertEvaluation, FloatMeV2CaptureKeys
 from schema.permissions import require_writer
 from schema.savings import SavingsMonth
+from schema.writes import WriteSession
 
 
 def remember(info: Info, key: ItemKey, item: Item | None) -> None:
@@ -48,19 +51,8 @@ def remember(info: Info, key: ItemKey, item: Item | None) -> None:
     info.context.reads.wrote(key, item)
 
 
-@asynccontextmanager
-async def writing(info: Info, *partitions: tuple[Table, str]) -> AsyncIterator[None]:
-    """Once the write is made, or has failed (it may have been applied; a condition that
-    failed shows the table differs from what was read): its partitions are dropped from
-    this replica's cache and published on the change feed, before the mutation answers."""
-    try:
-        yield
-    finally:
-        await info.context.changes.wrote(partitions)
-
-
-def _partition(key: ItemKey) -> tuple[Table, str]:
-    return key.table, key.pk
+def writes_of(info: Info) -> WriteSession:
+    return info.context.write_session()
 
 
 def lock_client(info: Info) -> LockClient:
@@ -117,11 +109,12 @@ class Mutation:
         self, info: Info, input: PaydayPredictionArgument
     ) -> PaydayPrediction | None:
         require_writer(info)
-        context = info.context
-        async with writing(info, _partition(keys.payday(str(input.user_id)))):
-            recorded = await payday.record_payday_prediction(
-                context.dynamo, input.to_command(), context.now
-            )
+        command, now = input.to_command(), info.context.now
+
+        async def stage(writes: Writes) -> payday.RecordedPayday:
+            return payday.record_payday_prediction(writes, command, now)
+
+        recorded = await writes_of(info).run(str(info.path.key), stage)
         remember(info, keys.payday(recorded.row.user_id), recorded.row.to_item())
         return PaydayPrediction.from_row(recorded.row)
 
@@ -133,11 +126,12 @@ class Mutation:
         self, info: Info, input: IncomeVerificationArgument
     ) -> IncomeVerification | None:
         require_writer(info)
-        context = info.context
-        async with writing(info, keys.user_partition(str(input.user_id))):
-            row = await income_verification.set_income_verification(
-                context.dynamo, input.to_command(), context.now
-            )
+        command, now = input.to_command(), info.context.now
+
+        async def stage(writes: Writes) -> IncomeVerificationRow:
+            return income_verification.set_income_verification(writes, command, now)
+
+        row = await writes_of(info).run(str(info.path.key), stage)
         remember(info, keys.income_verification(row.user_id), row.to_item())
         return IncomeVerification.from_row(row)
 
@@ -149,11 +143,12 @@ class Mutation:
         self, info: Info, input: SavingsSnapshotArgument
     ) -> SavingsMonth | None:
         require_writer(info)
-        context = info.context
-        async with writing(info, keys.user_partition(str(input.user_id))):
-            row = await savings.record_savings_snapshot(
-                context.dynamo, input.to_command(), context.now
-            )
+        command, now = input.to_command(), info.context.now
+
+        async def stage(writes: Writes) -> BalanceRow:
+            return savings.record_savings_snapshot(writes, command, now)
+
+        row = await writes_of(info).run(str(info.path.key), stage)
         remember(info, keys.savings_month(row.user_id, row.month), row.to_item())
         return SavingsMonth.from_row(row)
 
@@ -167,10 +162,17 @@ class Mutation:
     ) -> BalanceAlertEvaluation | None:
         require_writer(info)
         context = info.context
-        async with writing(info, keys.user_partition(str(input.user_id))):
-            evaluation = await balance_alert.evaluate_balance_alert(
-                context.dynamo, lock_client(info), input.to_command(), context.now
+        command, locks, session = input.to_command(), lock_client(info), writes_of(info)
+
+        async def stage(writes: Writes) -> balance_alert.Evaluation:
+            return await balance_alert.evaluate_balance_alert(
+                context.dynamo, locks, command, context.now, writes
             )
+
+        evaluation = await session.run(str(info.path.key), stage)
+        if evaluation.decision is balance_alert.Decision.LOCKED:
+            # Another holder's decision is pending: a retry must run afresh, not replay this.
+            session.unrecordable = "LOCKED"
         if evaluation.decision is balance_alert.Decision.SENT and evaluation.alert is not None:
             remember(info, keys.alert(evaluation.alert.user_id), evaluation.alert.to_item())
         return BalanceAlertEvaluation.from_evaluation(evaluation)
@@ -183,11 +185,12 @@ class Mutation:
         self, info: Info, input: InsightsRefreshArgument
     ) -> PaveLabel | None:
         require_writer(info)
-        context = info.context
-        async with writing(info, _partition(keys.pave_label(str(input.user_id)))):
-            row = await feeder.mark_insights_refresh(
-                context.dynamo, str(input.user_id), context.now
-            )
+        user_id, now = str(input.user_id), info.context.now
+
+        async def stage(writes: Writes) -> PaveLabelRow:
+            return feeder.mark_insights_refresh(writes, user_id, now)
+
+        row = await writes_of(info).run(str(info.path.key), stage)
         remember(info, keys.pave_label(row.user_id), row.to_item())
         return PaveLabel.from_row(row)
 
@@ -199,10 +202,12 @@ class Mutation:
     async def record_last_page(self, info: Info, input: LastPageArgument) -> LastPage | None:
         require_writer(info)
         context = info.context
-        async with writing(info, keys.user_partition(str(input.user_id))):
-            recorded = await feeder.record_last_page(
-                context.dynamo, input.to_command(), context.now
-            )
+        command = input.to_command()
+
+        async def stage(writes: Writes) -> feeder.RecordedLastPage:
+            return await feeder.record_last_page(context.dynamo, writes, command, context.now)
+
+        recorded = await writes_of(info).run(str(info.path.key), stage)
         row = recorded.row
         key = keys.last_page(row.user_id, row.pave_request_id)
         remember(info, key, row.to_item() if recorded.written else None)
@@ -215,11 +220,12 @@ class Mutation:
         self, info: Info, input: IncomeDetectionRunArgument
     ) -> IncomeDetectionRun | None:
         require_writer(info)
-        context = info.context
-        async with writing(info, keys.income_detection_partition(str(input.user_id))):
-            row = await income_detection.record_income_detection_run(
-                context.dynamo, input.to_command(), context.now
-            )
+        command, now = input.to_command(), info.context.now
+
+        async def stage(writes: Writes) -> IncomeDetectionRunRow:
+            return income_detection.record_income_detection_run(writes, command, now)
+
+        row = await writes_of(info).run(str(info.path.key), stage)
         remember(info, keys.income_detection_run(row.user_id, row.run_date), row.to_item())
         return IncomeDetectionRun.from_row(row)
 
@@ -232,8 +238,10 @@ class Mutation:
         self, info: Info, input: FloatMeV2CaptureArgument
     ) -> FloatMeV2CaptureKeys | None:
         require_writer(info)
-        context = info.context
-        events = await floatme_capture.record_floatme_v2_capture(
-            context.dynamo, input.to_command(), context.now
-        )
+        command, now = input.to_command(), info.context.now
+
+        async def stage(writes: Writes) -> floatme_capture.FloatMeV2Capture:
+            return floatme_capture.record_floatme_v2_capture(writes, command, now)
+
+        events = await writes_of(info).run(str(info.path.key), stage)
         return FloatMeV2CaptureKeys.from_capture(events)

@@ -33,7 +33,7 @@ NOW = datetime(2026, 12, 2, 11, 31, 28, tzinfo=UTC)
 
 
 def unique_table_names() -> TableNames:
-    """The five tables under names no other test uses (the servers live for the session)."""
+    """The tables under names no other test uses (the servers live for the session)."""
     suffix = f"-t{next(_table_suffixes)}"
     return TableNames(
         pave="site-pave" + suffix,
@@ -41,6 +41,7 @@ def unique_table_names() -> TableNames:
         datacapture="site-fmdatacapture" + suffix,
         balance_settings="user-balance-settings" + suffix,
         locks="locks" + suffix,
+        idempotency="insight-gateway-idempotency" + suffix,
     )
 
 

@@ -61,6 +61,12 @@ class Lose:
 
 
 @dataclass(frozen=True, slots=True)
+class ApplyThenFail:
+    """Pass the request on (DynamoDB applies it), then answer 500 InternalServerError: the
+    write happened, but the client is told it failed, and retries."""
+
+
+@dataclass(frozen=True, slots=True)
 class Unprocess:
     """BatchGetItem: pass only the first `keep` keys of each table on; answer the rest as
     UnprocessedKeys (DynamoDB does this when a call exceeds its capacity or size limit)."""
@@ -77,7 +83,7 @@ class Hold:
     key: str
 
 
-Fault = Throttle | Refuse | ServerError | Delay | Drop | Lose | Unprocess | Hold
+Fault = Throttle | Refuse | ServerError | Delay | Drop | Lose | ApplyThenFail | Unprocess | Hold
 
 
 def names_partition(key: str) -> Callable[[dict[str, Any]], bool]:
@@ -218,6 +224,9 @@ class FaultProxy:
         if isinstance(fault, Lose):
             await self._forward(headers, body)
             return False
+        if isinstance(fault, ApplyThenFail):
+            await self._forward(headers, body)
+            fault = ServerError()
         if isinstance(fault, Throttle):
             _write(writer, 400, _error_body(fault.code, "Throughput exceeds the limit"))
         elif isinstance(fault, Refuse):

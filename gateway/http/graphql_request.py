@@ -6,14 +6,20 @@ POST body, capped in size) into `(query, variables, operationName, extensions)` 
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 
+from gateway import idempotency
 from gateway.http.http_problem import BadRequest, HttpProblem
 from gateway.http.media_types import JSON
+
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,3 +148,38 @@ async def read_post(request: Request, *, max_bytes: int, max_batch: int) -> Grap
         [operation_of(item, f"Operation {index}") for index, item in enumerate(data)],
         batched=True,
     )
+
+
+def keyed_by_header(graphql_request: GraphQLRequest, header: str | None) -> GraphQLRequest:
+    """The `Idempotency-Key` header, as the operation's `extensions.idempotencyKey`."""
+    if header is None:
+        return graphql_request
+    if graphql_request.batched:
+        raise HttpProblem(
+            400,
+            BadRequest(
+                "Idempotency-Key names one operation: in a batch, give each operation its own "
+                "extensions.idempotencyKey"
+            ),
+        )
+    try:
+        key = idempotency.header_key(header)
+    except idempotency.InvalidIdempotencyKey as error:
+        raise HttpProblem(400, error) from error
+    (operation,) = graphql_request.operations
+    extensions = dict(operation.extensions or {})
+    if extensions.setdefault(idempotency.EXTENSION, key) != key:
+        raise HttpProblem(
+            400,
+            idempotency.InvalidIdempotencyKey(
+                "The Idempotency-Key header and extensions.idempotencyKey differ"
+            ),
+        )
+    keyed = dataclasses.replace(operation, extensions=extensions)
+    return dataclasses.replace(graphql_request, operations=[keyed])
+
+
+def request_id_of(request: HTTPConnection) -> str:
+    """The caller's X-Request-ID when it is a plain token (it goes into logs), else a new one."""
+    given = request.headers.get("x-request-id", "")
+    return given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex

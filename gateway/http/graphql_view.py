@@ -18,13 +18,10 @@ Every answer carries `Cache-Control: no-store` and `X-Content-Type-Options: nosn
 from __future__ import annotations
 
 import logging
-import re
-import uuid
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
-import orjson
-from starlette.requests import HTTPConnection, Request
+from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
@@ -35,27 +32,41 @@ from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOpe
 from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 
+from gateway import idempotency
 from gateway import subscriptions as sockets
 from gateway.auth.tokens import TokenVerifier, Unauthenticated
 from gateway.http.batch import OperationKinds, run_in_order
 from gateway.http.graphiql import GraphiQLDefaults
 from gateway.http.graphiql_assets import assets_present
-from gateway.http.graphql_payload import formatted, is_request_error, payload_of
+from gateway.http.graphql_payload import payload_of
 from gateway.http.graphql_request import (
     GraphQLRequest,
     Operation,
+    keyed_by_header,
     read_get,
     read_post,
+    request_id_of,
     require_json_body,
+)
+from gateway.http.graphql_response import (
+    GraphQLResponse,
+    Result,
+    answered_errors,
+    batched_payload,
+    error_response,
+    json_response,
+    refuse_over_budget,
+    status_of,
 )
 from gateway.http.http_problem import BadRequest, HttpProblem
 from gateway.http.media_types import GRAPHQL_RESPONSE_JSON, JSON, negotiate, prefers_html
 from gateway.http.operation_gate import OperationGate, TrustMode
 from gateway.http.persisted_queries import PersistedQueries
 from gateway.http.response_headers import protect, rate_limit_headers
+from gateway.idempotency import Answer, Idempotency
 from gateway.observability.field_usage import bind_client
 from gateway.observability.logs import bind_request_id
-from gateway.protection.rate_limit import RateLimited, RateLimitUnavailable, start_charges
+from gateway.protection.rate_limit import start_charges
 from gateway.resources import app_context
 from gateway.settings import Settings
 from loaders.deadline import start_deadline
@@ -68,7 +79,6 @@ from schema.principal import Principal
 logger = logging.getLogger("gateway.http")
 
 ALLOWED_METHODS = "GET, POST"
-_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 #: A request with `X-Insight-Cost: 1` gets its DynamoDB cost in `extensions.cost`.
 COST_HEADER = "x-insight-cost"
@@ -91,9 +101,11 @@ class GatewayGraphQL(sockets.SubscriptionSockets, GraphQL[Context, None]):  # ty
         graphiql: GraphiQLDefaults | None = None,
         gate: OperationGate | None = None,
         count_errors: Callable[[Iterable[Mapping[str, Any]]], None] | None = None,
+        keys: Idempotency | None = None,
     ) -> None:
         """`count_errors` is given the errors of every answer as the client sees them, over
-        HTTP and over the socket alike (the metrics' `gateway_graphql_errors`)."""
+        HTTP and over the socket alike (the metrics' `gateway_graphql_errors`); `keys`
+        runs keyed mutations (SPEC section 9)."""
         super().__init__(
             schema,
             graphql_ide="graphiql" if settings.graphiql else None,
@@ -115,6 +127,7 @@ class GatewayGraphQL(sockets.SubscriptionSockets, GraphQL[Context, None]):  # ty
         self.local_assets = assets_present()
         self.graphiql_html = self.graphiql.render(local_assets=self.local_assets)
         self.count_errors = count_errors
+        self.keys = keys or Idempotency.from_settings(settings)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
@@ -182,7 +195,9 @@ class GatewayGraphQL(sockets.SubscriptionSockets, GraphQL[Context, None]):  # ty
         request.state.principal = self.authenticate(request)
         bind_client(request.headers)
         request.state.request_id = request_id
-        graphql_request = await self.read(request)
+        graphql_request = keyed_by_header(
+            await self.read(request), request.headers.get(idempotency.HEADER)
+        )
         context = await self.get_context(request, None)
         charges = start_charges()
         allowed = (
@@ -198,7 +213,9 @@ class GatewayGraphQL(sockets.SubscriptionSockets, GraphQL[Context, None]):  # ty
             if graphql_request.batched:
                 results = await self.run_batch(operations, context, allowed, request.method)
             else:
-                single = await self.run_operation(operations[0], context, allowed, request.method)
+                single = await self.run_operation(
+                    operations[0], context, allowed, request.method, media_type
+                )
                 results = [single]
         finally:
             context.reads.release()
@@ -206,13 +223,15 @@ class GatewayGraphQL(sockets.SubscriptionSockets, GraphQL[Context, None]):  # ty
             # A batch answers 200 whatever its operations' outcomes (as Apollo Server and
             # strawberry do): each result carries its own errors. Only a batch refused whole
             # (its shape, its size, its token) or refused whole by the budgets is not 200.
-            payloads = [payload_of(result, request_id) for result in results]
+            payloads = [batched_payload(result, request_id) for result in results]
             response = json_response(200, payloads, media_type)
+        elif isinstance(answer := results[0], Answer):
+            response = json_response(answer.status, answer.payload, media_type)
+            if answer.replayed:
+                response.headers[idempotency.REPLAYED_HEADER] = "true"
         else:
-            result = results[0]
-            request_error = is_request_error(result)
-            status = 400 if media_type == GRAPHQL_RESPONSE_JSON and request_error else 200
-            response = json_response(status, payload_of(result, request_id), media_type)
+            status = status_of(answer, media_type)
+            response = json_response(status, payload_of(answer, request_id), media_type)
         refuse_over_budget(response, results)
         response.headers.update(rate_limit_headers(charges))
         return response
@@ -254,20 +273,22 @@ class GatewayGraphQL(sockets.SubscriptionSockets, GraphQL[Context, None]):  # ty
         context: Context,
         allowed: frozenset[OperationType],
         method: str,
-    ) -> list[ExecutionResult | GatewayError]:
+    ) -> list[Result]:
         """Every operation of a batch, each checked and answered on its own, over the one
         Context (so one set of loaders) of the request: queries together, mutations in
         order (gateway/http/batch.py). An operation the HTTP layer would refuse (no query,
         a subscription) fails only its own result."""
         texts = [self.batched_text_of(operation, context.principal) for operation in operations]
 
-        def step(index: int) -> Callable[[], Awaitable[ExecutionResult | GatewayError]]:
-            async def run() -> ExecutionResult | GatewayError:
+        def step(index: int) -> Callable[[], Awaitable[Result]]:
+            async def run() -> Result:
                 text = texts[index]
                 if isinstance(text, GatewayError):
                     return text
                 try:
-                    return await self.execute(text, operations[index], context, allowed, method)
+                    return await self.execute_keyed(
+                        text, operations[index], context, allowed, method, None
+                    )
                 except HttpProblem as problem:
                     return problem.error
 
@@ -302,11 +323,47 @@ class GatewayGraphQL(sockets.SubscriptionSockets, GraphQL[Context, None]):  # ty
         context: Context,
         allowed: frozenset[OperationType],
         method: str,
-    ) -> ExecutionResult | GatewayError:
+        media_type: str,
+    ) -> Result:
         text = self.text_of(operation, context.principal)
         if isinstance(text, GatewayError):
             return text
-        return await self.execute(text, operation, context, allowed, method)
+        return await self.execute_keyed(text, operation, context, allowed, method, media_type)
+
+    async def execute_keyed(
+        self,
+        text: str,
+        operation: Operation,
+        context: Context,
+        allowed: frozenset[OperationType],
+        method: str,
+        media_type: str | None,
+    ) -> Result:
+        """The operation executed; a keyed mutation through its key's record (answered
+        with its HTTP status: `media_type` None in a batch, where each answer is 200)."""
+        try:
+            keyed = self.keys.keyed(
+                text=text,
+                operation_name=operation.operation_name,
+                variables=operation.variables,
+                extensions=operation.extensions,
+                principal=context.principal,
+                is_mutation=method == "POST"
+                and self.kinds.is_mutation(text, operation.operation_name),
+            )
+        except GatewayError as refused:
+            if media_type is None:
+                return refused
+            raise HttpProblem(400, refused) from refused
+        if keyed is None:
+            return await self.execute(text, operation, context, allowed, method)
+
+        async def answer() -> Answer:
+            result = await self.execute(text, operation, context, allowed, method)
+            status = 200 if media_type is None else status_of(result, media_type)
+            return Answer(payload_of(result, context.request_id), status, source=result)
+
+        return await self.keys.run(context, keyed, answer)
 
     async def execute(
         self,
@@ -340,58 +397,3 @@ class GatewayGraphQL(sockets.SubscriptionSockets, GraphQL[Context, None]):  # ty
         except MissingQueryError as error:
             raise HttpProblem(400, BadRequest("The request has no GraphQL query")) from error
         return result
-
-
-def refuse_over_budget(response: Response, results: list[ExecutionResult | GatewayError]) -> None:
-    """`Retry-After` when the budget refused an operation; the status 429 when it refused
-    every operation of the request (a batch partly served stays 200), 503 when the budgets'
-    storage is down and the gateway fails closed."""
-    refusals = [_budget_refusal(result) for result in results]
-    limited = [refusal for refusal in refusals if isinstance(refusal, RateLimited)]
-    if limited:
-        response.headers["Retry-After"] = str(max(refusal.retry_after for refusal in limited))
-    if refusals and all(refusals):
-        response.status_code = 429 if limited else 503
-
-
-def _budget_refusal(result: ExecutionResult | GatewayError) -> GatewayError | None:
-    if isinstance(result, GatewayError) or result.data is not None:
-        return None
-    for error in result.errors or ():
-        if isinstance(error.original_error, RateLimited | RateLimitUnavailable):
-            return error.original_error
-    return None
-
-
-def request_id_of(request: HTTPConnection) -> str:
-    """The caller's X-Request-ID when it is a plain token (it goes into logs), else a new one."""
-    given = request.headers.get("x-request-id", "")
-    return given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
-
-
-def error_response(status: int, errors: list[GatewayError], media_type: str) -> Response:
-    return json_response(status, {"errors": [formatted(error) for error in errors]}, media_type)
-
-
-class GraphQLResponse(Response):
-    """A GraphQL answer that keeps the payload it was written from."""
-
-    def __init__(self, payload: Any, status: int, media_type: str) -> None:
-        # orjson writes what `json.dumps(separators=(",", ":"), ensure_ascii=False)` wrote,
-        # UTF-8 and compact, in a fraction of its time. Where they differ it is stricter: a
-        # non-finite float would be null, not the invalid `NaN` (graphql-core never lets one
-        # through a Float), and a value it cannot encode raises (a 500) as json's did.
-        super().__init__(
-            orjson.dumps(payload), status_code=status, media_type=f"{media_type}; charset=utf-8"
-        )
-        self.payload = payload
-
-
-def json_response(status: int, payload: Any, media_type: str) -> GraphQLResponse:
-    return GraphQLResponse(payload, status, media_type)
-
-
-def answered_errors(payload: Any) -> Iterator[Mapping[str, Any]]:
-    """Each error of a payload (or of a batch's payloads), as formatted for the client."""
-    for one in payload if isinstance(payload, list) else [payload]:
-        yield from one.get("errors") or ()

@@ -65,6 +65,14 @@ class Metrics:
             ["code"],
             registry=r,
         )
+        self.idempotency = Counter(
+            "gateway_idempotency",
+            "Keyed mutations (SPEC section 9) by outcome: first (ran and recorded with its "
+            "writes), replayed, reused (422), refused (not recorded: written nothing), "
+            "required (refused for want of a key)",
+            ["outcome"],
+            registry=r,
+        )
         self.operation_seconds = Histogram(
             "gateway_graphql_operation_seconds",
             "Time to execute one GraphQL operation",
@@ -179,6 +187,9 @@ class Metrics:
         counted under its `extensions.code`. The one place either transport counts."""
         for code in answered_codes(errors):
             self.operation_errors.labels(code).inc()
+
+    def count_idempotency(self, outcome: str) -> None:
+        self.idempotency.labels(outcome).inc()
 
     def middleware(self, app: ASGIApp) -> ASGIApp:
         return HttpMetrics(app, self)

@@ -140,3 +140,18 @@ class RequestSettings(ServiceSettings):
         "when the budgets' storage fails: answer without budgets (`true`) or refuse with 503 "
         "(`false`)",
     )
+    # Retried mutations (SPEC section 9): keys honoured when sent, or required.
+    idempotency: str = setting(
+        "INSIGHT_IDEMPOTENCY",
+        "optional",
+        "`optional`: an `Idempotency-Key` makes a mutation safe to retry when sent; "
+        "`required`: a mutation without one is refused (400, see Retried mutations)",
+        choices=("optional", "required"),
+    )
+    idempotency_ttl_seconds: int = setting(
+        "INSIGHT_IDEMPOTENCY_TTL_SECONDS",
+        86_400,
+        "how long a key's first answer is kept and replayed",
+        minimum=60,
+        maximum=30 * 86_400,
+    )

@@ -50,12 +50,15 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
 from strawberry.utils.aio import aclosing
 
 from gateway.auth.tokens import TokenVerifier, Unauthenticated
+from gateway.http.batch import OperationKinds
 from gateway.http.graphql_payload import coded_errors, formatted
 from gateway.http.graphql_request import Operation as RequestOperation
 from gateway.http.http_problem import BadRequest
 from gateway.http.operation_gate import OperationGate
+from gateway.idempotency import Idempotency
 from gateway.observability.subscription_metrics import SubscriptionMetrics
 from gateway.subscriptions.connection import Connection
+from gateway.subscriptions.keyed import answered_keyed
 from loaders.errors import GatewayError
 from schema.clock import Clock
 from schema.context import Context
@@ -79,6 +82,8 @@ class LiveView(Protocol):
     gate: OperationGate
     keep_alive_interval: float | None
     count_errors: Callable[[Iterable[Mapping[str, Any]]], None] | None
+    keys: Idempotency
+    kinds: OperationKinds
 
     def operation_context(self, connection: Connection) -> Context: ...
 
@@ -250,6 +255,9 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
                     raise BadRequest("The subscribe message has no GraphQL query")
             except GatewayError as error:
                 await operation.send_operation_message(_error_message(operation.id, error))
+                return
+
+            if await answered_keyed(view, self.schema, operation, query, context):
                 return
 
             async def send(payload: Payload) -> None:

@@ -8,9 +8,10 @@ from datetime import datetime
 
 from loaders import keys, ttl, validation
 from loaders.codec import epoch_seconds
-from loaders.dynamodb import ConditionFailed, Dynamo
+from loaders.dynamodb import Dynamo
 from loaders.rows.feeder import REFRESH_INSIGHTS, LastPageRow, PaveLabelRow
 from loaders.tables import Table
+from loaders.transactions import Writes
 from loaders.writers.common import read_consistent
 
 MAX_PAGE = 1_000_000_000
@@ -19,15 +20,13 @@ MAX_PAGE = 1_000_000_000
 LAST_PAGE_CONDITION = (
     "attribute_not_exists(#pk) OR attribute_not_exists(#page) OR #page < :page OR #ttl <= :now"
 )
-# Bounded: each lost race means a newer page was stored, and the answer is then that row.
-_MAX_ATTEMPTS = 3
 
 
-async def mark_insights_refresh(dynamo: Dynamo, user_id: str, now: datetime) -> PaveLabelRow:
+def mark_insights_refresh(writes: Writes, user_id: str, now: datetime) -> PaveLabelRow:
     row = PaveLabelRow(
         user_id=validation.identifier("userId", user_id), label=REFRESH_INSIGHTS, updated_date=now
     )
-    await dynamo.put(Table.PAVE, row.to_item())
+    writes.put(Table.PAVE, row.to_item())
     return row
 
 
@@ -56,24 +55,28 @@ def last_page_row(command: LastPageCommand, now: datetime) -> LastPageRow:
 
 
 async def record_last_page(
-    dynamo: Dynamo, command: LastPageCommand, now: datetime
+    dynamo: Dynamo, writes: Writes, command: LastPageCommand, now: datetime
 ) -> RecordedLastPage:
-    """Store the page unless one at least as high is stored; answer with the stored row."""
+    """Store the page unless one at least as high is stored; answer with the stored row.
+
+    The first run writes under the condition without reading; a run after the condition
+    failed (`writes.attempt`) reads the stored row and answers with it when it is as high."""
     row = last_page_row(command, now)
-    key = keys.last_page(row.user_id, row.pave_request_id)
-    for _ in range(_MAX_ATTEMPTS):
-        try:
-            await dynamo.put(
-                Table.PAVE,
-                row.to_item(),
-                condition=LAST_PAGE_CONDITION,
-                names={"#pk": "PK", "#page": "page", "#ttl": "ttl"},
-                values={":page": row.page, ":now": epoch_seconds(now)},
-            )
-            return RecordedLastPage(row, written=True)
-        except ConditionFailed:
-            stored = await read_consistent(dynamo, key, now)
-            if stored is not None:
-                return RecordedLastPage(LastPageRow.from_item(stored), written=False)
-            # Gone between the write and the read (expired or deleted): try again.
-    raise ConditionFailed(f"{key.sk}: the stored page kept changing")
+    page = row.page
+    assert page is not None  # last_page_row checked it
+    if writes.attempt:
+        stored = await read_consistent(
+            dynamo, keys.last_page(row.user_id, row.pave_request_id), now
+        )
+        # Absent (expired or deleted since) or lower: write after all, as the condition says.
+        kept = LastPageRow.from_item(stored) if stored is not None else None
+        if kept is not None and kept.page is not None and kept.page >= page:
+            return RecordedLastPage(kept, written=False)
+    writes.put(
+        Table.PAVE,
+        row.to_item(),
+        condition=LAST_PAGE_CONDITION,
+        names={"#pk": "PK", "#page": "page", "#ttl": "ttl"},
+        values={":page": row.page, ":now": epoch_seconds(now)},
+    )
+    return RecordedLastPage(row, written=True)

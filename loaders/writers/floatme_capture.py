@@ -9,9 +9,9 @@ from datetime import date, datetime
 
 from loaders import capture, validation
 from loaders.capture import CaptureEvent
-from loaders.dynamodb import Dynamo
 from loaders.errors import BadUserInput
 from loaders.tables import Table
+from loaders.transactions import Writes
 from loaders.writers.common import TransactionCommand, validated_transactions
 
 
@@ -55,10 +55,11 @@ def floatme_v2_events(command: FloatMeV2CaptureCommand, now: datetime) -> FloatM
     return FloatMeV2Capture(filtered, predicted)
 
 
-async def record_floatme_v2_capture(
-    dynamo: Dynamo, command: FloatMeV2CaptureCommand, now: datetime
+def record_floatme_v2_capture(
+    writes: Writes, command: FloatMeV2CaptureCommand, now: datetime
 ) -> FloatMeV2Capture:
+    """Both rows, in one transaction."""
     events = floatme_v2_events(command, now)
-    await dynamo.put(Table.DATACAPTURE, events.filtered_transactions.to_item())
-    await dynamo.put(Table.DATACAPTURE, events.predicted_payday.to_item())
+    writes.put(Table.DATACAPTURE, events.filtered_transactions.to_item())
+    writes.put(Table.DATACAPTURE, events.predicted_payday.to_item())
     return events

@@ -9,10 +9,10 @@ from datetime import datetime
 from decimal import Decimal
 
 from loaders import ttl, validation
-from loaders.dynamodb import Dynamo
 from loaders.errors import BadUserInput
 from loaders.rows.income_detection import IncomeDetectionRunRow, MethodResult
 from loaders.tables import Table
+from loaders.transactions import Writes
 from loaders.writers.common import (
     MAX_METHODS,
     MAX_ML_PREDICTIONS,
@@ -90,9 +90,9 @@ def income_detection_run_row(
     )
 
 
-async def record_income_detection_run(
-    dynamo: Dynamo, command: IncomeDetectionRunCommand, now: datetime
+def record_income_detection_run(
+    writes: Writes, command: IncomeDetectionRunCommand, now: datetime
 ) -> IncomeDetectionRunRow:
     row = income_detection_run_row(command, now)
-    await dynamo.put(Table.INCOME_DETECTION, row.to_item())
+    writes.put(Table.INCOME_DETECTION, row.to_item())
     return row

@@ -7,13 +7,13 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from loaders import validation
-from loaders.dynamodb import Dynamo
 from loaders.rows.income_verification import (
     VERIFICATION_SOURCES,
     VERIFICATION_STATUSES,
     IncomeVerificationRow,
 )
 from loaders.tables import Table
+from loaders.transactions import Writes
 from loaders.writers.common import MAX_NOTES
 
 
@@ -54,9 +54,9 @@ def income_verification_row(
     )
 
 
-async def set_income_verification(
-    dynamo: Dynamo, command: IncomeVerificationCommand, now: datetime
+def set_income_verification(
+    writes: Writes, command: IncomeVerificationCommand, now: datetime
 ) -> IncomeVerificationRow:
     row = income_verification_row(command, now)
-    await dynamo.put(Table.PAVE, row.to_item())
+    writes.put(Table.PAVE, row.to_item())
     return row

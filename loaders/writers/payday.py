@@ -9,10 +9,10 @@ from typing import Any
 
 from loaders import capture, ttl, validation
 from loaders.capture import CaptureEvent
-from loaders.dynamodb import Dynamo
 from loaders.errors import BadUserInput
 from loaders.rows.payday import DETECTION_METHODS, AlgorithmPrediction, PaydayRow
 from loaders.tables import Table
+from loaders.transactions import Writes
 
 PAVE = "PAVE_PAYDAY_CALCULATION"
 FLOATME_V2 = "FLOATME_V2_PAYDAY_CALCULATION"
@@ -112,8 +112,8 @@ def prediction_payload(row: PaydayRow, command: PaydayPredictionCommand) -> dict
     return payload
 
 
-async def record_payday_prediction(
-    dynamo: Dynamo,
+def record_payday_prediction(
+    writes: Writes,
     command: PaydayPredictionCommand,
     now: datetime,
     *,
@@ -123,9 +123,10 @@ async def record_payday_prediction(
     event = capture.payday_prediction_event(
         row.user_id, prediction_payload(row, command), now, suffix=suffix
     )
-    # The row first: a capture event never describes a prediction that was not stored.
-    await dynamo.put(Table.PAVE, row.to_item())
-    await dynamo.put(Table.DATACAPTURE, event.to_item())
+    # One transaction: a capture event never describes a prediction that was not stored,
+    # nor is a prediction stored without its event.
+    writes.put(Table.PAVE, row.to_item())
+    writes.put(Table.DATACAPTURE, event.to_item())
     return RecordedPayday(row, event)
 
 

@@ -9,10 +9,10 @@ from decimal import Decimal
 
 from loaders import ttl, validation
 from loaders.codec import format_month
-from loaders.dynamodb import Dynamo
 from loaders.errors import BadUserInput
 from loaders.rows.balance import AccountBalance, BalanceRow
 from loaders.tables import Table
+from loaders.transactions import Writes
 from loaders.writers.common import MAX_ACCOUNTS
 
 
@@ -65,9 +65,9 @@ def balance_row(command: SavingsSnapshotCommand, now: datetime) -> BalanceRow:
     )
 
 
-async def record_savings_snapshot(
-    dynamo: Dynamo, command: SavingsSnapshotCommand, now: datetime
+def record_savings_snapshot(
+    writes: Writes, command: SavingsSnapshotCommand, now: datetime
 ) -> BalanceRow:
     row = balance_row(command, now)
-    await dynamo.put(Table.PAVE, row.to_item())
+    writes.put(Table.PAVE, row.to_item())
     return row

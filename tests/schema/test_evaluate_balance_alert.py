@@ -296,11 +296,17 @@ async def test_a_sent_evaluation_costs_the_protocols_calls_and_no_more(
 
     assert (await evaluate(execute, "10"))["decision"] == "SENT"
 
-    sent = [(name, params["TableName"]) for name, params in dynamodb_calls.requests]
-    # Acquire (read, conditional put), the two reads together, the alert row, the release.
+    sent = [(name, params.get("TableName")) for name, params in dynamodb_calls.requests]
+    # Acquire (read, conditional put), the two reads together, the alert row in one
+    # transaction with the check that the lock is still ours, the release.
     assert sent[:2] == [("GetItem", tables.locks), ("PutItem", tables.locks)]
     assert sorted(sent[2:4]) == [("GetItem", tables.pave), ("GetItem", tables.balance_settings)]
-    assert sent[4:] == [("PutItem", tables.pave), ("DeleteItem", tables.locks)]
+    assert sent[4:] == [("TransactWriteItems", None), ("DeleteItem", tables.locks)]
+    transaction = dynamodb_calls.requests[4][1]["TransactItems"]
+    assert [(kind, entry["TableName"]) for one in transaction for kind, entry in one.items()] == [
+        ("ConditionCheck", tables.locks),
+        ("Put", tables.pave),
+    ]
 
 
 async def test_heartbeats_keep_a_long_evaluations_lock(

@@ -23,6 +23,7 @@ from schema.clock import FixedClock
 from schema.principal import Principal
 from tests.change_recorder import Recorder
 from tests.conftest import CallCounter
+from tests.gateway.idempotency.keyed_client import keyed_mutation
 from tests.schema.conftest import Execute, data_of
 from tests.schema.test_mutations import (
     capture_input,
@@ -85,6 +86,9 @@ async def test_the_iam_policy_is_exactly_what_reads_and_mutations_use(
         answer = data_of(await run(execute, mutation, input))
         if mutation == "evaluateBalanceAlert":
             assert answer[mutation]["decision"] == "SENT"
+    # A keyed mutation: the key's record is read, then written in the mutation's transaction.
+    keyed = await keyed_mutation(dynamo, settings, clock, "markInsightsRefresh", {"userId": "u-1"})
+    assert keyed.payload["data"]["markInsightsRefresh"]["label"] == "REFRESH_INSIGHTS"
     # The lock's heartbeat (every second while an evaluation runs; these finish sooner).
     locks = LockClient(dynamo)
     lock = await locks.acquire("balance-alert:user_id:u-2", fail_if_locked=True)
@@ -112,11 +116,26 @@ async def _readyz(dynamo: Dynamo, settings: Settings) -> int:
         return (await client.get("/readyz")).status_code
 
 
+TRANSACTION_ACTIONS = {
+    "Put": "dynamodb:PutItem",
+    "Update": "dynamodb:UpdateItem",
+    "Delete": "dynamodb:DeleteItem",
+    "ConditionCheck": "dynamodb:ConditionCheckItem",
+}
+
+
 def _calls_by_table(calls: CallCounter, names: TableNames) -> dict[str, set[str]]:
     """The calls made, as IAM actions on the tables' default names (the policy's)."""
     default_name = {names.name(t): TableNames().name(t) for t in Table}
     used: dict[str, set[str]] = {}
     for operation, params in calls.requests:
+        if operation == "TransactWriteItems":
+            # IAM checks a transaction item by item, each as its own action.
+            for entry in params["TransactItems"]:
+                for kind, body in entry.items():
+                    action = TRANSACTION_ACTIONS[kind]
+                    used.setdefault(default_name[body["TableName"]], set()).add(action)
+            continue
         tables: list[Any] = (
             list(params["RequestItems"]) if "RequestItems" in params else [params["TableName"]]
         )

@@ -34,7 +34,7 @@ from tests.schema.test_mutations import (
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
 
-WRITE_OPERATIONS = ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem")
+WRITE_OPERATIONS = ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems")
 #: The capture event of each payday evaluation has 8 random hex digits of its own.
 RANDOM_SUFFIX = re.compile(r"#[0-9a-f]{8}$")
 

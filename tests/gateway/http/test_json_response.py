@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from gateway.http.graphql_view import json_response
+from gateway.http.graphql_response import json_response
 
 PAYLOADS: list[Any] = [
     {"data": {"user": {"id": "u-1", "rituals": [], "alert": None}}},

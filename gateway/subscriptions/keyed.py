@@ -1,0 +1,88 @@
+"""A mutation sent with `extensions.idempotencyKey` over the socket (SPEC section 9): run
+through its key's record as over HTTP, answered with `next` and `complete`, or `error`."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from graphql import GraphQLFormattedError
+from strawberry.schema.base import BaseSchema
+from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
+    CompleteMessage,
+    ErrorMessage,
+    Message,
+    NextMessage,
+    NextMessagePayload,
+)
+
+from gateway.http.batch import OperationKinds
+from gateway.http.graphql_payload import formatted, payload_of
+from gateway.idempotency import Answer, Idempotency
+from loaders.errors import GatewayError
+from schema.context import Context
+
+
+class KeyedView(Protocol):
+    keys: Idempotency
+    kinds: OperationKinds
+
+
+class SentOperation(Protocol):
+    id: str
+    operation_name: str | None
+    variables: dict[str, Any] | None
+    extensions: dict[str, Any] | None
+
+    async def send_operation_message(self, message: Message) -> None: ...
+
+
+async def answered_keyed(
+    view: KeyedView, schema: BaseSchema, operation: SentOperation, query: str, context: Context
+) -> bool:
+    """Answer `operation` when it is a keyed mutation (or a mutation refused for want of a
+    key); False when it is anything else, for the handler to run as usual."""
+    try:
+        keyed = view.keys.keyed(
+            text=query,
+            operation_name=operation.operation_name,
+            variables=operation.variables,
+            extensions=operation.extensions,
+            principal=context.principal,
+            is_mutation=view.kinds.is_mutation(query, operation.operation_name),
+        )
+    except GatewayError as refused:
+        await _send_errors(operation, [formatted(refused)])
+        return True
+    if keyed is None:
+        return False
+
+    async def execute() -> Answer:
+        result = await schema.execute(
+            query,
+            variable_values=operation.variables,
+            context_value=context,
+            operation_name=operation.operation_name,
+            operation_extensions=operation.extensions,
+        )
+        return Answer(payload_of(result, context.request_id), 200, source=result)
+
+    answer = await view.keys.run(context, keyed, execute)
+    if "data" not in answer.payload:
+        # Refused before it ran (a reused key, a request error): the protocol's `error`.
+        await _send_errors(operation, answer.payload.get("errors") or [])
+        return True
+    payload = dict(answer.payload)
+    if answer.replayed:
+        # The socket has no headers: the replay is told as the batch tells it.
+        payload["extensions"] = {"idempotencyReplayed": True}
+    shown: NextMessagePayload = payload  # type: ignore[assignment]
+    await operation.send_operation_message(NextMessage(id=operation.id, type="next", payload=shown))
+    await operation.send_operation_message(CompleteMessage(id=operation.id, type="complete"))
+    return True
+
+
+async def _send_errors(operation: SentOperation, errors: list[Any]) -> None:
+    shown: list[GraphQLFormattedError] = errors
+    await operation.send_operation_message(
+        ErrorMessage(id=operation.id, type="error", payload=shown)
+    )
