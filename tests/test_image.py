@@ -78,7 +78,7 @@ def dynalite() -> Iterator[DynaliteServer]:
 
 @pytest.fixture(scope="module")
 async def seeded_tables(dynalite: DynaliteServer) -> TableNames:
-    """The five tables on dynalite, with the demo users written as of now (the container's
+    """The tables on dynalite, with the demo users written as of now (the container's
     gateway reads them with its own clock)."""
     names = unique_table_names()
     async with open_test_client(dynalite.endpoint_url) as client:

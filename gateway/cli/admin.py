@@ -1,4 +1,4 @@
-"""Local DynamoDB tooling behind the CLI: create the five tables, seed the demo users.
+"""Local DynamoDB tooling behind the CLI: create the tables, seed the demo users.
 
 These talk to a DynamoDB endpoint given explicitly (DynamoDB Local, moto, the embedded one);
 in AWS the tables belong to the Insight Service's infrastructure. Their client gives up within
@@ -32,7 +32,7 @@ class AdminError(Exception):
 
 
 async def create_local_tables(settings: Settings) -> list[str]:
-    """Create the five tables that are missing at the configured endpoint; the names created."""
+    """Create the tables that are missing at the configured endpoint; the names created."""
     async with _dynamo(settings) as dynamo:
         try:
             return await create_missing_tables(dynamo.client, settings.tables)

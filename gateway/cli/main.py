@@ -40,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--embedded",
         action="store_true",
-        help="start an embedded DynamoDB (moto) with the five tables and demo users, and "
+        help="start an embedded DynamoDB (moto) with the tables and demo users, and "
         "print tokens signed with the checkout's development secret (.insight-dev-secret)",
     )
     serve.add_argument(
@@ -68,8 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     create = commands.add_parser(
         "create-tables",
-        help="create the five tables at a local DynamoDB endpoint",
-        description="Create those of the five tables (names from INSIGHT_TABLE_*) that do not "
+        help="create the tables (the five and the idempotency keys') at a local DynamoDB endpoint",
+        description="Create those of the tables (names from INSIGHT_TABLE_*) that do not "
         "exist yet at a local DynamoDB endpoint (DynamoDB Local, moto), with TTL on `ttl`.",
         epilog=EXIT_CODES,
     )

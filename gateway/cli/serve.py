@@ -150,7 +150,7 @@ def _serve(args: argparse.Namespace, settings: Settings, sock: socket.socket) ->
             subscriptions=True,
         )
         count = asyncio.run(_prepare_embedded(settings))
-        print(f"Embedded DynamoDB at {embedded.endpoint_url}: five tables, {count} demo items")
+        print(f"Embedded DynamoDB at {embedded.endpoint_url}: six tables, {count} demo items")
         tokens = demo_tokens(settings)
         _print_tokens(tokens, origin)
         graphiql = embedded_graphiql(token=tokens["DASHBOARD_TOKEN"])

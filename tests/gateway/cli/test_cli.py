@@ -45,6 +45,7 @@ def table_names(monkeypatch: pytest.MonkeyPatch) -> TableNames:
         Table.DATACAPTURE: "INSIGHT_TABLE_DATACAPTURE",
         Table.BALANCE_SETTINGS: "INSIGHT_TABLE_BALANCE_SETTINGS",
         Table.LOCKS: "INSIGHT_TABLE_LOCKS",
+        Table.IDEMPOTENCY: "INSIGHT_TABLE_IDEMPOTENCY",
     }.items():
         monkeypatch.setenv(variable, names.name(table))
     monkeypatch.delenv("INSIGHT_DYNAMODB_ENDPOINT_URL", raising=False)
@@ -140,7 +141,7 @@ def test_an_unreachable_endpoint_exits_1_within_seconds(
     assert f"cannot reach DynamoDB at {nobody}" in capsys.readouterr().err
 
 
-async def test_create_tables_creates_the_five_once_then_reports_them_existing(
+async def test_create_tables_creates_the_six_once_then_reports_them_existing(
     endpoint_url: str,
     table_names: TableNames,
     dynamodb: DynamoDBClient,
