@@ -13,6 +13,8 @@ from gateway.settings import Settings
 from schema.extensions import CostMeasure, CostPolicy, measures, query_limits
 from schema.extensions.measures import token_count
 
+FragmentMeasure = Callable[[FragmentDefinitionNode, Callable[[str], int]], int]
+
 # Every resolver that stands for a table read appends here: a refused query leaves it empty.
 READS: list[str] = []
 
@@ -314,20 +316,18 @@ async def test_other_errors_are_left_to_parsing_and_validation(query: str, messa
 async def test_a_fragment_bomb_is_measured_in_linear_time(monkeypatch: pytest.MonkeyPatch) -> None:
     # Counts, not a stopwatch: each measure walks each fragment once, whatever it expands to.
     walked: list[str] = []
-    remember = measures._FragmentMemo.__init__
+    remember = measures.fragment_values
 
-    def counting(
-        memo: Any, document: Any, measure: Callable[[FragmentDefinitionNode], int]
-    ) -> None:
-        def counted(fragment: FragmentDefinitionNode) -> int:
+    def counting(document: Any, measure: FragmentMeasure) -> Callable[[str], int]:
+        def counted(fragment: FragmentDefinitionNode, spread: Callable[[str], int]) -> int:
             walked.append(fragment.name.value)
             # An exponential walk fails here, long before it would end.
             assert len(walked) <= 1000, "a fragment is walked again"
-            return measure(fragment)
+            return measure(fragment, spread)
 
-        remember(memo, document, counted)
+        return remember(document, counted)
 
-    monkeypatch.setattr(measures._FragmentMemo, "__init__", counting)
+    monkeypatch.setattr(measures, "fragment_values", counting)
     result = await limited_schema(Settings()).execute(fragment_bomb(60))
     assert result.errors is not None
     assert result.errors[0].extensions == {
