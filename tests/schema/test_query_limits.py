@@ -57,7 +57,14 @@ class Query:
         return [Person(id=i) for i in ids]
 
 
-LIMITS = Settings(max_query_tokens=200, max_query_depth=4, max_query_aliases=3, max_query_cost=50)
+# Overlaps are left high here: the token case below repeats one field 190 times.
+LIMITS = Settings(
+    max_query_tokens=200,
+    max_query_depth=4,
+    max_query_aliases=3,
+    max_query_cost=50,
+    max_query_overlaps=20_000,
+)
 POLICY = CostPolicy(field_costs={"Person.friend": 1, "Person.months": 1})
 
 
@@ -357,6 +364,9 @@ def test_default_limits_are_the_documented_ones() -> None:
         ("DepthLimit", 3),
         ("AliasLimit", 30),
         ("CostLimit", 10_000),
+        ("SelectionLimit", 1000),
+        ("FragmentDepthLimit", 50),
+        ("OverlapLimit", 1000),
     ]
 
 
