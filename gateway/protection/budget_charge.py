@@ -63,8 +63,9 @@ class BudgetCharge(SchemaExtension):
             if refusal is None:
                 raise
             raise _error_of(refusal) from error
+        # strawberry's result (not graphql-core's): errors and no data is a refusal.
         result = self.execution_context.result
-        if isinstance(result, ExecutionResult) and result.errors and result.data is None:
+        if result is not None and result.errors and result.data is None:
             refusal = await self._charge_refused()
             if refusal is not None:
                 result.errors = [_error_of(refusal)]
