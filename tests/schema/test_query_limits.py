@@ -323,7 +323,7 @@ async def test_other_errors_are_left_to_parsing_and_validation(query: str, messa
 async def test_a_fragment_bomb_is_measured_in_linear_time(monkeypatch: pytest.MonkeyPatch) -> None:
     # Counts, not a stopwatch: each measure walks each fragment once, whatever it expands to.
     walked: list[str] = []
-    remember = measures.fragment_values
+    remember = measures.fragment_values  # type: ignore[attr-defined]
 
     def counting(document: Any, measure: FragmentMeasure) -> Callable[[str], int]:
         def counted(fragment: FragmentDefinitionNode, spread: Callable[[str], int]) -> int:
