@@ -5,10 +5,16 @@ execution: the cost is known, the principal is the Context's, and nothing has be
 Over budget (or the storage down and the gateway failing closed) it sets the operation's
 result to the refusal, which strawberry returns instead of executing: no resolver runs,
 no DynamoDB call is made. Each operation of a batch is charged on its own.
+
+A document refused before execution (by a query limit, by validation, or unparsable) cost
+the gateway CPU all the same, so it is charged too, by its size: one point per
+`POINTS_PER` selections (schema/extensions/document_shape.py), or, unparsed, per
+`POINTS_PER` tokens; at least 1. A client that sends only refused documents meets 429.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import AsyncIterator
 
 from graphql import ExecutionResult, GraphQLError
@@ -18,7 +24,22 @@ from strawberry.types.graphql import OperationType
 from gateway.protection.rate_limit import Budgets, record_charge
 from loaders.errors import GatewayError
 from schema.extensions import CostMeasure
+from schema.extensions.measures import token_count
 from schema.principal import Principal
+
+#: The token cap when no token limit is set (the gateway always sets one).
+TOKEN_CAP = 10_000
+
+
+#: Selections (or tokens, for a document that did not parse) per point charged for a
+#: refused document: 495 sibling fields (990 selections) cost 99 points, a typo in a
+#: 24-selection frontend query 3.
+POINTS_PER = 10
+
+
+def refusal_points(size: int) -> int:
+    """What a refused document of `size` selections or tokens is charged."""
+    return max(1, math.ceil(size / POINTS_PER))
 
 
 class BudgetCharge(SchemaExtension):
@@ -31,6 +52,48 @@ class BudgetCharge(SchemaExtension):
     def __init__(self, budgets: Budgets, cost: CostMeasure) -> None:
         self.budgets = budgets
         self.cost = cost
+        self.charged = False
+
+    async def on_operation(self) -> AsyncIterator[None]:
+        try:
+            yield
+        except GraphQLError as error:
+            # Unparsable, raised through the parser cache: charged, then answered as it is.
+            refusal = await self._charge_refused()
+            if refusal is None:
+                raise
+            raise _error_of(refusal) from error
+        # strawberry's result (not graphql-core's): errors and no data is a refusal.
+        result = self.execution_context.result
+        if result is not None and result.errors and result.data is None:
+            refusal = await self._charge_refused()
+            if refusal is not None:
+                result.errors = [_error_of(refusal)]
+
+    async def _charge_refused(self) -> GatewayError | None:
+        """Charges a document refused before execution by its size; the refusal, if the
+        budget is spent (or its storage down and the gateway failing closed)."""
+        context = self.execution_context
+        principal = getattr(context.context, "principal", None)
+        reread = getattr(context.context, "reread", False)
+        if self.charged or reread or not isinstance(principal, Principal):
+            return None
+        document = context.graphql_document
+        if document is not None:
+            size = self.cost.size(document)
+        else:
+            cap = 2 * int(context.parse_options.get("max_tokens") or TOKEN_CAP)
+            size = token_count(context.query or "", cap=cap)
+        return await self._charge(principal, refusal_points(size))
+
+    async def _charge(self, principal: Principal, cost: int) -> GatewayError | None:
+        self.charged = True
+        try:
+            charge = await self.budgets.charge(principal, cost)
+        except GatewayError as error:  # the storage is down and the gateway fails closed
+            return error
+        record_charge(charge)
+        return None if charge.allowed else charge.refusal()
 
     async def on_execute(self) -> AsyncIterator[None]:
         context = self.execution_context
@@ -44,15 +107,7 @@ class BudgetCharge(SchemaExtension):
             and not reread
         ):
             cost = max(1, self.cost.of(context, document))
-            refusal: GatewayError | None = None
-            try:
-                charge = await self.budgets.charge(principal, cost)
-            except GatewayError as error:  # the storage is down and the gateway fails closed
-                refusal = error
-            else:
-                record_charge(charge)
-                if not charge.allowed:
-                    refusal = charge.refusal()
+            refusal = await self._charge(principal, cost)
             if refusal is not None:
                 if context.operation_type is OperationType.SUBSCRIPTION:
                     # strawberry starts a subscription whatever the result: refuse it here.
@@ -62,8 +117,9 @@ class BudgetCharge(SchemaExtension):
 
 
 def _refused(error: GatewayError) -> ExecutionResult:
+    return ExecutionResult(data=None, errors=[_error_of(error)])
+
+
+def _error_of(error: GatewayError) -> GraphQLError:
     # No path: a request error (no `data`), coded by the GatewayError it carries.
-    graphql_error = GraphQLError(
-        error.message, extensions=error.graphql_extensions(), original_error=error
-    )
-    return ExecutionResult(data=None, errors=[graphql_error])
+    return GraphQLError(error.message, extensions=error.graphql_extensions(), original_error=error)

@@ -41,6 +41,9 @@ class Settings(LiveSettings):
             max_aliases=self.max_query_aliases,
             max_cost=self.max_query_cost,
             introspection=self.introspection,
+            max_selections=self.max_query_selections,
+            max_fragment_depth=self.max_query_fragment_depth,
+            max_overlaps=self.max_query_overlaps,
         )
 
     @classmethod

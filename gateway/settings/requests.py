@@ -29,6 +29,30 @@ class RequestSettings(ServiceSettings):
         "estimated DynamoDB cost accepted (list arguments multiply it)",
         minimum=1,
     )
+    # Bounds on what validation does with a document (schema/extensions/document_shape.py),
+    # each far above what the example queries need (at most 60 selections, 1 fragment, no
+    # overlapping fields).
+    max_query_selections: int = setting(
+        "INSIGHT_MAX_QUERY_SELECTIONS",
+        1000,
+        "fields, fragment spreads and inline fragments accepted in one document, each spread "
+        "counted with its fragment's",
+        minimum=1,
+    )
+    max_query_fragment_depth: int = setting(
+        "INSIGHT_MAX_QUERY_FRAGMENT_DEPTH",
+        50,
+        "longest chain of fragments spread inside fragments accepted",
+        minimum=1,
+        maximum=150,
+    )
+    max_query_overlaps: int = setting(
+        "INSIGHT_MAX_QUERY_OVERLAPS",
+        1000,
+        "pairs of fields answering under one name at one place accepted (n such fields make "
+        "n(n-1)/2 pairs, each compared by validation)",
+        minimum=0,
+    )
     persisted_query_cache_size: int = setting(
         "INSIGHT_PERSISTED_QUERY_CACHE_SIZE",
         1000,

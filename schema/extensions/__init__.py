@@ -14,6 +14,7 @@ from schema.extensions.cost_limit import CostLimit, CostMeasure
 from schema.extensions.depth_limit import DepthLimit
 from schema.extensions.measures import CostPolicy
 from schema.extensions.query_limit import QueryLimit
+from schema.extensions.shape_limits import FragmentDepthLimit, OverlapLimit, SelectionLimit
 from schema.extensions.token_limit import TokenLimit
 
 __all__ = [
@@ -22,8 +23,11 @@ __all__ = [
     "CostMeasure",
     "CostPolicy",
     "DepthLimit",
+    "FragmentDepthLimit",
+    "OverlapLimit",
     "QueryLimit",
     "QueryLimits",
+    "SelectionLimit",
     "TokenLimit",
     "query_limits",
     "request_extensions",
@@ -40,6 +44,9 @@ class QueryLimits:
     max_aliases: int
     max_cost: int
     introspection: bool
+    max_selections: int = 1000
+    max_fragment_depth: int = 50
+    max_overlaps: int = 1000
 
 
 def query_limits(limits: QueryLimits, cost: CostMeasure) -> list[Callable[[], SchemaExtension]]:
@@ -48,13 +55,17 @@ def query_limits(limits: QueryLimits, cost: CostMeasure) -> list[Callable[[], Sc
     Factories, not instances: strawberry builds one extension per request, so that
     concurrent requests never share an execution context; each measuring limit's
     factory shares one memo across requests, the cost limit's being `cost`'s (which the budget
-    charge reads too). Cheapest checks first.
+    charge reads too). Every measure is linear in the text; the overlap count, whose walk
+    the selection limit bounds, comes last.
     """
     return [
         partial(TokenLimit, limits.max_tokens),
         partial(DepthLimit, limits.max_depth, memo=DocumentMemo()),
         partial(AliasLimit, limits.max_aliases, memo=DocumentMemo()),
         partial(CostLimit, limits.max_cost, cost),
+        partial(SelectionLimit, limits.max_selections, cost),
+        partial(FragmentDepthLimit, limits.max_fragment_depth, memo=DocumentMemo()),
+        partial(OverlapLimit, limits.max_overlaps, memo=DocumentMemo()),
     ]
 
 

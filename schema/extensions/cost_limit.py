@@ -6,6 +6,7 @@ from graphql import DocumentNode
 from strawberry.types import ExecutionContext
 
 from schema.document_memo import DocumentMemo
+from schema.extensions.document_shape import selection_count
 from schema.extensions.measures import CostPolicy, query_cost
 from schema.extensions.query_limit import QueryLimit
 
@@ -21,6 +22,12 @@ class CostMeasure:
     def __init__(self, policy: CostPolicy | None = None, memo: DocumentMemo[int] | None = None):
         self.policy = policy or CostPolicy()
         self.memo: DocumentMemo[int] = DocumentMemo() if memo is None else memo
+        self.sizes: DocumentMemo[int] = DocumentMemo()
+
+    def size(self, document: DocumentNode) -> int:
+        """The document's selections (schema/extensions/document_shape.py): what the
+        selection limit bounds and what a refused document is charged by."""
+        return self.sizes.get(document, None, lambda: selection_count(document))
 
     def of(self, context: ExecutionContext, document: DocumentNode) -> int:
         schema = context.schema._schema

@@ -1,22 +1,22 @@
 """What a parsed query would cost, measured before validation and execution.
 
-Every walk follows fragments, computes each fragment once (so a fragment bomb costs the
-walk no more than its text) and treats a cycle as empty: the standard validation that
-runs after the limits rejects cycles, unknown fields and wrong types; these measures only
-have to stay cheap and never under-count a valid query.
+Every walk is iterative (schema/extensions/walk.py), follows fragments, computes each
+fragment once (so a fragment bomb costs the walk no more than its text) and treats a
+cycle as empty: the standard validation that runs after the limits rejects cycles,
+unknown fields and wrong types; these measures only have to stay cheap and never
+under-count a valid query.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from operator import add
 from typing import Any
 
 from graphql import (
     DocumentNode,
     FieldNode,
-    FragmentDefinitionNode,
-    FragmentSpreadNode,
     GraphQLError,
     GraphQLField,
     GraphQLInterfaceType,
@@ -33,7 +33,10 @@ from graphql import (
     get_named_type,
     value_from_ast_untyped,
 )
+from graphql.execution.values import get_variable_values
 from graphql.language import Lexer, Source, TokenKind
+
+from schema.extensions.walk import FieldStep, fold, fragment_values
 
 # Introspection answers from the schema in memory: it reads no table and its depth is
 # bounded by the schema's, so it is left to the token limit.
@@ -70,51 +73,13 @@ def executed_operations(
     return operations
 
 
-def _fragments(document: DocumentNode) -> dict[str, FragmentDefinitionNode]:
-    return {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
-
-
-class _FragmentMemo:
-    """Computes each fragment's measure once; a fragment inside its own expansion is 0."""
-
-    def __init__(
-        self,
-        document: DocumentNode,
-        measure: Callable[[FragmentDefinitionNode], int],
-    ) -> None:
-        self._fragments = _fragments(document)
-        self._measure = measure
-        self._done: dict[str, int] = {}
-        self._active: set[str] = set()
-
-    def __call__(self, name: str) -> int:
-        if name in self._done:
-            return self._done[name]
-        fragment = self._fragments.get(name)
-        if fragment is None or name in self._active:
-            return 0
-        self._active.add(name)
-        value = self._measure(fragment)
-        self._active.discard(name)
-        self._done[name] = value
-        return value
-
-
 def query_depth(document: DocumentNode, operation_name: str | None = None) -> int:
     """The deepest field nesting of the executed operations (a root field is depth 1)."""
 
-    def depth(selection_set: SelectionSetNode | None) -> int:
-        deepest = 0
-        for selection in selection_set.selections if selection_set else ():
-            if isinstance(selection, FieldNode):
-                deepest = max(deepest, 1 + depth(selection.selection_set))
-            elif isinstance(selection, InlineFragmentNode):
-                deepest = max(deepest, depth(selection.selection_set))
-            elif isinstance(selection, FragmentSpreadNode):
-                deepest = max(deepest, fragment_depth(selection.name.value))
-        return deepest
+    def depth(selection_set: SelectionSetNode, spread: Callable[[str], int]) -> int:
+        return fold(selection_set, None, combine=max, field=_deeper, inline=_keep, spread=spread)
 
-    fragment_depth = _FragmentMemo(document, lambda fragment: depth(fragment.selection_set))
+    fragment_depth = fragment_values(document, lambda fragment, s: depth(fragment.selection_set, s))
     deepest = 0
     for operation in executed_operations(document, operation_name):
         for selection in operation.selection_set.selections:
@@ -123,29 +88,46 @@ def query_depth(document: DocumentNode, operation_name: str | None = None) -> in
                 and selection.name.value in INTROSPECTION_ROOT_FIELDS
             ):
                 continue
-            deepest = max(deepest, depth(SelectionSetNode(selections=(selection,))))
+            deepest = max(deepest, depth(SelectionSetNode(selections=(selection,)), fragment_depth))
     return deepest
 
 
 def alias_count(document: DocumentNode, operation_name: str | None = None) -> int:
     """Aliased fields the executed operations would resolve, each fragment spread counted."""
 
-    def aliases(selection_set: SelectionSetNode | None) -> int:
-        total = 0
-        for selection in selection_set.selections if selection_set else ():
-            if isinstance(selection, FieldNode):
-                total += (selection.alias is not None) + aliases(selection.selection_set)
-            elif isinstance(selection, InlineFragmentNode):
-                total += aliases(selection.selection_set)
-            elif isinstance(selection, FragmentSpreadNode):
-                total += fragment_aliases(selection.name.value)
-        return total
+    def aliases(selection_set: SelectionSetNode, spread: Callable[[str], int]) -> int:
+        return fold(selection_set, None, combine=add, field=_aliased, inline=_keep, spread=spread)
 
-    fragment_aliases = _FragmentMemo(document, lambda fragment: aliases(fragment.selection_set))
+    fragment_aliases = fragment_values(
+        document, lambda fragment, s: aliases(fragment.selection_set, s)
+    )
     return max(
-        (aliases(op.selection_set) for op in executed_operations(document, operation_name)),
+        (
+            aliases(op.selection_set, fragment_aliases)
+            for op in executed_operations(document, operation_name)
+        ),
         default=0,
     )
+
+
+def _deeper(node: FieldNode, scope: None) -> FieldStep[None]:
+    return None, _plus_one
+
+
+def _plus_one(value: int) -> int:
+    return value + 1
+
+
+def _aliased(node: FieldNode, scope: None) -> FieldStep[None]:
+    return None, (_plus_one if node.alias is not None else _same)
+
+
+def _same(value: int) -> int:
+    return value
+
+
+def _keep(node: InlineFragmentNode, scope: None) -> None:
+    return scope
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +193,10 @@ class CostPolicy:
             return len(value)
         if isinstance(value, int) and not isinstance(value, bool):
             return value
+        if isinstance(value, float) and value.is_integer():
+            # What graphql-core coerces an Int variable sent as `100.0` to: the memo's key
+            # must tell it from `1.0` as the measure (on coerced values) does.
+            return int(value)
         return self.unknown_list_size if value is None else 1
 
 
@@ -221,49 +207,65 @@ def query_cost(
     operation_name: str | None = None,
     variables: Mapping[str, Any] | None = None,
 ) -> int:
-    """The estimated DynamoDB work of the executed operations, under `policy`."""
+    """The estimated DynamoDB work of the executed operations, under `policy`.
+
+    Variables count at the values execution will see: coerced by graphql-core against the
+    operation's definitions (`$l: Int` sent as `100.0` counts as 100), defaults applied.
+    """
     given: Mapping[str, Any] = variables if isinstance(variables, Mapping) else {}
     values: dict[str, Any] = {}
 
     def selections_cost(
-        selection_set: SelectionSetNode | None, parent: GraphQLNamedType | None
+        selection_set: SelectionSetNode,
+        parent: GraphQLNamedType | None,
+        spread: Callable[[str], int],
     ) -> int:
-        total = 0
-        for selection in selection_set.selections if selection_set else ():
-            if isinstance(selection, FieldNode):
-                total += field_cost(selection, parent)
-            elif isinstance(selection, InlineFragmentNode):
-                condition = selection.type_condition
-                scope = schema.get_type(condition.name.value) if condition else parent
-                total += selections_cost(selection.selection_set, scope)
-            elif isinstance(selection, FragmentSpreadNode):
-                total += fragment_cost(selection.name.value)
-        return total
+        return fold(
+            selection_set, parent, combine=add, field=field_step, inline=inline, spread=spread
+        )
 
-    def field_cost(node: FieldNode, parent: GraphQLNamedType | None) -> int:
+    def field_step(node: FieldNode, parent: GraphQLNamedType | None) -> FieldStep[Any]:
         if not isinstance(parent, GraphQLObjectType | GraphQLInterfaceType):
-            return 0
+            return None
         definition = parent.fields.get(node.name.value)
         if definition is None:
-            return 0  # unknown: validation rejects it
+            return None  # unknown: validation rejects it
         own = policy.own_cost(parent.name, node.name.value, definition)
-        inner = selections_cost(node.selection_set, get_named_type(definition.type))
-        return policy.multiplier(node, definition, values) * (own + inner)
+        multiplier = policy.multiplier(node, definition, values)
+        return get_named_type(definition.type), lambda inner: multiplier * (own + inner)
 
-    fragment_cost = _FragmentMemo(
+    def inline(node: InlineFragmentNode, parent: GraphQLNamedType | None) -> Any:
+        condition = node.type_condition
+        return schema.get_type(condition.name.value) if condition else parent
+
+    fragment = fragment_values(
         document,
-        lambda fragment: selections_cost(
-            fragment.selection_set, schema.get_type(fragment.type_condition.name.value)
+        lambda definition, spread: selections_cost(
+            definition.selection_set, schema.get_type(definition.type_condition.name.value), spread
         ),
     )
     costs = []
     for operation in executed_operations(document, operation_name):
         values.clear()
-        values.update(_variable_defaults(operation))
-        values.update(given)
+        values.update(coerced_variables(schema, operation, given))
         root = schema.get_root_type(operation.operation)
-        costs.append(selections_cost(operation.selection_set, root))
+        costs.append(selections_cost(operation.selection_set, root, fragment))
     return max(costs, default=0)
+
+
+def coerced_variables(
+    schema: GraphQLSchema, operation: OperationDefinitionNode, given: Mapping[str, Any]
+) -> Mapping[str, Any]:
+    """The operation's variables as execution coerces them (graphql-core's own function, so
+    the measure and execution cannot disagree), defaults applied; values that do not
+    coerce are counted as sent: execution refuses them before reading anything."""
+    try:
+        coerced = get_variable_values(schema, operation.variable_definitions or (), dict(given))
+    except Exception:  # a definition naming an unknown type: validation reports it
+        coerced = []
+    if isinstance(coerced, list):
+        return {**_variable_defaults(operation), **given}
+    return coerced.coerced
 
 
 def _variable_defaults(operation: OperationDefinitionNode) -> dict[str, Any]:

@@ -17,7 +17,14 @@ from schema.extensions import QueryLimits
 def test_the_environment_unset_gives_the_declared_defaults() -> None:
     assert Settings.from_environ({}) == Settings()
     assert Settings().query_limits == QueryLimits(
-        max_tokens=2000, max_depth=10, max_aliases=30, max_cost=10_000, introspection=True
+        max_tokens=2000,
+        max_depth=10,
+        max_aliases=30,
+        max_cost=10_000,
+        introspection=True,
+        max_selections=1000,
+        max_fragment_depth=50,
+        max_overlaps=1000,
     )
 
 

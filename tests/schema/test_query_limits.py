@@ -13,6 +13,8 @@ from gateway.settings import Settings
 from schema.extensions import CostMeasure, CostPolicy, measures, query_limits
 from schema.extensions.measures import token_count
 
+FragmentMeasure = Callable[[FragmentDefinitionNode, Callable[[str], int]], int]
+
 # Every resolver that stands for a table read appends here: a refused query leaves it empty.
 READS: list[str] = []
 
@@ -55,7 +57,14 @@ class Query:
         return [Person(id=i) for i in ids]
 
 
-LIMITS = Settings(max_query_tokens=200, max_query_depth=4, max_query_aliases=3, max_query_cost=50)
+# Overlaps are left high here: the token case below repeats one field 190 times.
+LIMITS = Settings(
+    max_query_tokens=200,
+    max_query_depth=4,
+    max_query_aliases=3,
+    max_query_cost=50,
+    max_query_overlaps=20_000,
+)
 POLICY = CostPolicy(field_costs={"Person.friend": 1, "Person.months": 1})
 
 
@@ -314,20 +323,18 @@ async def test_other_errors_are_left_to_parsing_and_validation(query: str, messa
 async def test_a_fragment_bomb_is_measured_in_linear_time(monkeypatch: pytest.MonkeyPatch) -> None:
     # Counts, not a stopwatch: each measure walks each fragment once, whatever it expands to.
     walked: list[str] = []
-    remember = measures._FragmentMemo.__init__
+    remember = measures.fragment_values  # type: ignore[attr-defined]
 
-    def counting(
-        memo: Any, document: Any, measure: Callable[[FragmentDefinitionNode], int]
-    ) -> None:
-        def counted(fragment: FragmentDefinitionNode) -> int:
+    def counting(document: Any, measure: FragmentMeasure) -> Callable[[str], int]:
+        def counted(fragment: FragmentDefinitionNode, spread: Callable[[str], int]) -> int:
             walked.append(fragment.name.value)
             # An exponential walk fails here, long before it would end.
             assert len(walked) <= 1000, "a fragment is walked again"
-            return measure(fragment)
+            return measure(fragment, spread)
 
-        remember(memo, document, counted)
+        return remember(document, counted)
 
-    monkeypatch.setattr(measures._FragmentMemo, "__init__", counting)
+    monkeypatch.setattr(measures, "fragment_values", counting)
     result = await limited_schema(Settings()).execute(fragment_bomb(60))
     assert result.errors is not None
     assert result.errors[0].extensions == {
@@ -357,6 +364,9 @@ def test_default_limits_are_the_documented_ones() -> None:
         ("DepthLimit", 3),
         ("AliasLimit", 30),
         ("CostLimit", 10_000),
+        ("SelectionLimit", 1000),
+        ("FragmentDepthLimit", 50),
+        ("OverlapLimit", 1000),
     ]
 
 
