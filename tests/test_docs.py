@@ -14,6 +14,7 @@ from pathlib import Path
 from gateway.configuration import page as configuration_page
 from gateway.http.graphiql_assets import PACKAGES
 from gateway.settings import VARIABLES
+from gateway.subscriptions.close_codes import ERROR_CODES
 from loaders.errors import GatewayError
 from loaders.tables import STREAMED_TABLES, TableNames
 
@@ -138,3 +139,21 @@ def test_the_graphiql_versions_in_the_docs_are_the_pinned_ones() -> None:
     assert f"GraphiQL {PACKAGES['graphiql']}" in section
     assert f"React {PACKAGES['react']}" in section
     assert PACKAGES["react"] == PACKAGES["react-dom"]
+
+
+def test_the_close_codes_table_counts_as_the_gateway_does() -> None:
+    page = (DOCS / "subscriptions.md").read_text()
+    rows = re.findall(r"^\| (\d{4}) \| .* \| `([A-Z_]+)` \|$", page, re.M)
+
+    assert {int(close): code for close, code in rows} == dict(ERROR_CODES)
+
+
+def test_the_operation_outcomes_are_defined_where_the_metrics_are() -> None:
+    page = (DOCS / "operations.md").read_text()
+    defined = dict(re.findall(r"^  \| `(ok|partial|error)` \| (.+) \|$", page, re.M))
+
+    assert set(defined) == {"ok", "partial", "error"}
+    assert "every root field null" in defined["error"]
+    assert "BAD_USER_INPUT" in defined["error"]
+    assert "over the subscriptions' WebSocket alike" in page
+    assert "gateway/subscriptions/close_codes.py" in page
