@@ -158,10 +158,15 @@ def run_seed_demo(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _warn(line: str) -> None:
+    # Before any logging is set up, and whichever command runs: a plain line on stderr.
+    print(f"insight-gateway: warning: {line}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        settings = Settings.from_environ()
+        settings = Settings.from_environ(warn=_warn)
     except SettingsError as error:
         print(f"insight-gateway: {error}", file=sys.stderr)
         return 2
