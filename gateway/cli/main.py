@@ -79,8 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     seed = commands.add_parser(
         "seed-demo",
         help="write the demo users' items at a local DynamoDB endpoint",
-        description="Write the demo users (demo-ada, demo-bob, demo-cy) into the tables at a "
-        "local DynamoDB endpoint, dated from now; run create-tables first.",
+        description="Write the demo users (demo-ada, demo-bob, demo-cy, demo-dee) into the "
+        "tables at a local DynamoDB endpoint, dated from now; run create-tables first.",
         epilog=EXIT_CODES,
     )
     _endpoint_argument(seed)
