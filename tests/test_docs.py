@@ -211,3 +211,12 @@ def test_the_dynalite_skips_are_stated_as_the_suite_gives_them() -> None:
         sentence = page[page.index("dynalite implements") :][:400]
         assert all(lacked in sentence for lacked in found.groups()), sentence
         assert all(call in sentence for call in skipped), (skipped, sentence)
+
+
+def test_make_clean_is_named_and_removes_build() -> None:
+    makefile = (ROOT / "Makefile").read_text()
+    [clean] = re.findall(r"^clean:\n\trm -rf (.+)$", makefile, re.M)
+
+    assert "build" in clean.split()
+    assert "`make clean`" in README
+    assert "build/insight-gateway.tar" in (DOCS / "operations.md").read_text()
