@@ -19,8 +19,12 @@ from gateway.settings import Settings
 
 def create_app_from_environ() -> Starlette:
     """The app for uvicorn's `--factory`: settings from the environment, `serve`'s logging."""
-    settings = Settings.from_environ()
+    warnings: list[str] = []
+    settings = Settings.from_environ(warn=warnings.append)
     # uvicorn has configured its plain-text logging by the time it calls the factory;
     # this replaces it, uvicorn's own loggers included, before the first request.
     logging.config.dictConfig(log_config(settings.log_format))
+    # Logged once the log lines have their production format (JSON), not uvicorn's.
+    for line in warnings:
+        logging.getLogger("gateway.settings").warning(line)
     return create_app(settings)

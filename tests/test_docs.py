@@ -14,8 +14,10 @@ from pathlib import Path
 from gateway.configuration import page as configuration_page
 from gateway.http.graphiql_assets import PACKAGES
 from gateway.settings import VARIABLES
+from gateway.subscriptions.close_codes import ERROR_CODES
 from loaders.errors import GatewayError
 from loaders.tables import STREAMED_TABLES, TableNames
+from tests.loaders.conftest import DYNALITE_LACKS
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
@@ -138,3 +140,83 @@ def test_the_graphiql_versions_in_the_docs_are_the_pinned_ones() -> None:
     assert f"GraphiQL {PACKAGES['graphiql']}" in section
     assert f"React {PACKAGES['react']}" in section
     assert PACKAGES["react"] == PACKAGES["react-dom"]
+
+
+def test_the_close_codes_table_counts_as_the_gateway_does() -> None:
+    page = (DOCS / "subscriptions.md").read_text()
+    rows = re.findall(r"^\| (\d{4}) \| .* \| `([A-Z_]+)` \|$", page, re.M)
+
+    assert {int(close): code for close, code in rows} == dict(ERROR_CODES)
+
+
+def test_the_operation_outcomes_are_defined_where_the_metrics_are() -> None:
+    page = (DOCS / "operations.md").read_text()
+    defined = dict(re.findall(r"^  \| `(ok|partial|error)` \| (.+) \|$", page, re.M))
+
+    assert set(defined) == {"ok", "partial", "error"}
+    assert "every root field null" in defined["error"]
+    assert "BAD_USER_INPUT" in defined["error"]
+    assert "over the subscriptions' WebSocket alike" in page
+    assert "gateway/subscriptions/close_codes.py" in page
+
+
+def test_the_state_a_deployment_keeps_is_stated_with_what_it_needs() -> None:
+    page = (DOCS / "operations.md").read_text()
+
+    assert "keeps no state" not in page
+    for needed in (
+        "INSIGHT_RATE_LIMIT_STORAGE_URI",
+        "INSIGHT_CHANGE_FEED_URI",
+        "INSIGHT_CACHE_MAX_BYTES",
+        "`locks` table",
+        "redis://",
+    ):
+        assert needed in page, needed
+
+
+def _block_after(page: str, marker: str) -> str:
+    """The first shell block after `marker` on `page`."""
+    rest = page[page.index(marker) :]
+    return rest[rest.index("```sh") : rest.index("```", rest.index("```sh") + 5)]
+
+
+def test_each_example_query_is_shown_over_http_with_its_own_token() -> None:
+    page = (DOCS / "schema.md").read_text()
+    frontend = _block_after(page, "query Frontend {")
+    dashboard = _block_after(page, "query Dashboard(")
+
+    assert '"Authorization: Bearer $TOKEN"' in frontend
+    assert "viewer" in frontend
+    assert '"Authorization: Bearer $DASHBOARD_TOKEN"' in dashboard
+    assert "users(ids: $ids)" in dashboard
+
+
+def test_the_prerequisites_name_what_make_test_needs() -> None:
+    for page in (README, (DOCS / "index.md").read_text()):
+        for needed in ("python3", "node", "npm", "redis-server", "chromium", "nginx", "podman"):
+            assert f"`{needed}`" in page, needed
+
+
+def test_the_dynalite_skips_are_stated_as_the_suite_gives_them() -> None:
+    found = re.search(r"implements neither (\w+) nor (\w+)", DYNALITE_LACKS)
+    assert found is not None
+    skipped = [
+        call
+        for test in (ROOT / "tests" / "loaders").glob("test_*.py")
+        for call in re.findall(r'skip_on_dynalite\(backend, "([^"]+)"\)', test.read_text())
+    ]
+    assert skipped
+
+    for page in (README, (DOCS / "index.md").read_text()):
+        sentence = page[page.index("dynalite implements") :][:400]
+        assert all(lacked in sentence for lacked in found.groups()), sentence
+        assert all(call in sentence for call in skipped), (skipped, sentence)
+
+
+def test_make_clean_is_named_and_removes_build() -> None:
+    makefile = (ROOT / "Makefile").read_text()
+    [clean] = re.findall(r"^clean:\n\trm -rf (.+)$", makefile, re.M)
+
+    assert "build" in clean.split()
+    assert "`make clean`" in README
+    assert "build/insight-gateway.tar" in (DOCS / "operations.md").read_text()

@@ -2,7 +2,8 @@
 the token command), pasted in order into a shell holding the tokens `serve --embedded`
 printed, answer what the page shows (dates aside, which depend on the day); and its
 subscription (step 6), the page's node script run where the page runs it, prints the events
-the page shows, the first at once and the next after the page's mutation.
+the page shows, the first at once and the next after the page's mutation; run again with no
+token, it prints the one line the page says (`closed 4401: …`) and fails.
 
 The script's packages (`npm install graphql-ws@6 ws@8`) are tests/ws_clients' (installed by
 `make`), not fetched again. The second example's lines (websocat, which the machine need not
@@ -79,6 +80,28 @@ def test_the_page_has_a_step_for_each_kind_of_operation() -> None:
         assert needed in bodies
     assert "viewerChanged" in PAGE.read_text()
     assert "TODO" not in PAGE.read_text()
+
+
+def test_each_terminal_is_opened_with_what_it_needs() -> None:
+    page = PAGE.read_text()
+    before_node = page[: page.index(SUBSCRIBE)]
+    third = before_node[before_node.rindex("third terminal") :]
+
+    assert "second terminal" in page[: page.index("## 3.")]
+    # The node script reads $TOKEN: the page has it pasted into the terminal it runs in.
+    assert "export TOKEN=" in third
+    assert "process.env.TOKEN" in third
+    assert "closed 4401: Unauthorized" in page
+
+
+def test_the_codes_listed_are_every_code_of_the_errors_page() -> None:
+    page = PAGE.read_text()
+    listed = page[page.index("- **Errors.**") : page.index("- **Partial answers.**")]
+    errors = (ROOT / "docs" / "errors.md").read_text()
+
+    documented = set(re.findall(r"^\| `([A-Z_]+)` \|", errors, re.M))
+    assert documented
+    assert documented - set(re.findall(r"`([A-Z_]+)`", listed)) == set()
 
 
 class Printed:
@@ -194,6 +217,7 @@ def test_every_step_answers_as_the_page_shows(tmp_path: Path) -> None:
         subscription: Printed | None = None
         answer: str | None = None  # the last step's output, until the page shows it
         events = 0
+        subscribe_body = ""
         for kind, body in blocks():
             if kind == "json":
                 if answer is not None:
@@ -212,6 +236,7 @@ def test_every_step_answers_as_the_page_shows(tmp_path: Path) -> None:
                 script = body.replace("127.0.0.1:8000", f"127.0.0.1:{port}")
                 answer = run_step(script, env, tmp_path)
             elif kind == "sh" and SUBSCRIBE in body:
+                subscribe_body = body
                 script = subscribe_script(body, tmp_path / "insight-subscribe", port)
                 command = ["bash", "-euo", "pipefail", "-c", script]
                 subscription = sockets.enter_context(printing(command, cwd=tmp_path, env=env))
@@ -227,8 +252,28 @@ def test_every_step_answers_as_the_page_shows(tmp_path: Path) -> None:
                 assert first["payload"]["data"]["viewerChanged"]["id"] == "demo-ada"
         if answer is not None:
             assert json.loads(answer)["data"], answer
+        refused = run_without_token(subscribe_body, env, tmp_path, port)
     # The initial state, and the user as it reads after the page's mutation.
     assert events == 2
+    assert refused.returncode == 1, refused
+    assert refused.stdout == ""
+    [line] = refused.stderr.splitlines()
+    assert re.fullmatch(r"closed 4401: Unauthorized: .+", line), line
+
+
+def run_without_token(
+    body: str, env: dict[str, str], checkout: Path, port: str
+) -> subprocess.CompletedProcess[str]:
+    """Step 6's script in a terminal where `$TOKEN` was never pasted."""
+    script = subscribe_script(body, checkout / "insight-subscribe-no-token", port)
+    return subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script],
+        cwd=checkout,
+        env={name: text for name, text in env.items() if name != "TOKEN"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def run_step(script: str, env: dict[str, str], checkout: Path) -> str:

@@ -1,5 +1,6 @@
 """Demo users for the embedded mode: between them they hold every entity, with expired rows,
-a stale payday, an older mine and a user with nothing, so the read rules show."""
+a stale payday, an older mine, a user with nothing, and one whose balance alert is due, so the
+read rules and every answer of a first `evaluateBalanceAlert` but LOCKED show."""
 
 from __future__ import annotations
 
@@ -21,7 +22,11 @@ ADA = "demo-ada"
 BOB = "demo-bob"
 #: No rows at all.
 CY = "demo-cy"
-DEMO_USERS = (ADA, BOB, CY)
+#: A low-balance threshold and no alert yet: evaluated under it, the alert is SENT (Ada's
+#: answers COOLDOWN, her alert sent two days ago; Bob's ALERTS_OFF).
+DEE = "demo-dee"
+DEE_THRESHOLD = Decimal("50.00")
+DEMO_USERS = (ADA, BOB, CY, DEE)
 
 RECURRING_EXPENSES = (
     Expense("Netflix", "monthly", Decimal("15.49"), 4, "entertainment"),
@@ -83,6 +88,7 @@ def demo_items(now: datetime, settings: Settings) -> list[tuple[Table, Item]]:
         )
     seed.low_balance_alert(ADA, Decimal("100.00"))
     seed.low_balance_alert(BOB, None)
+    seed.low_balance_alert(DEE, DEE_THRESHOLD)
     return seed.items()
 
 

@@ -79,8 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     seed = commands.add_parser(
         "seed-demo",
         help="write the demo users' items at a local DynamoDB endpoint",
-        description="Write the demo users (demo-ada, demo-bob, demo-cy) into the tables at a "
-        "local DynamoDB endpoint, dated from now; run create-tables first.",
+        description="Write the demo users (demo-ada, demo-bob, demo-cy, demo-dee) into the "
+        "tables at a local DynamoDB endpoint, dated from now; run create-tables first.",
         epilog=EXIT_CODES,
     )
     _endpoint_argument(seed)
@@ -158,10 +158,15 @@ def run_seed_demo(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _warn(line: str) -> None:
+    # Before any logging is set up, and whichever command runs: a plain line on stderr.
+    print(f"insight-gateway: warning: {line}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        settings = Settings.from_environ()
+        settings = Settings.from_environ(warn=_warn)
     except SettingsError as error:
         print(f"insight-gateway: {error}", file=sys.stderr)
         return 2

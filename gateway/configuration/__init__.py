@@ -10,6 +10,15 @@ from gateway.configuration.fields import (
     read_fields,
     setting,
     setting_group,
+    unknown_variables,
 )
 
-__all__ = ["Declared", "SettingsError", "declared", "read_fields", "setting", "setting_group"]
+__all__ = [
+    "Declared",
+    "SettingsError",
+    "declared",
+    "read_fields",
+    "setting",
+    "setting_group",
+    "unknown_variables",
+]

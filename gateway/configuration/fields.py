@@ -5,6 +5,7 @@ parses every field from a mapping, and `declared` lists them for the configurati
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -137,6 +138,23 @@ def read_fields(cls: type[Any], environ: Mapping[str, str]) -> dict[str, Any]:
         if each.name in groups:
             values[each.name] = each.metadata[_GROUP].cls(**groups[each.name])
     return values
+
+
+def unknown_variables(
+    cls: type[Any], environ: Mapping[str, str], prefix: str = "INSIGHT_"
+) -> list[str]:
+    """A line for each variable of `environ` under `prefix` that `cls` does not declare, with
+    the declared name closest to it: a misspelt setting would otherwise be silently left at
+    its default (`INSIGHT_SUBSCRIPTION=true` serving no subscriptions)."""
+    known = [variable.env for _, variable in declared(cls)]
+    # Compared without the prefix every name shares, which would make any two look alike.
+    tails = {env.removeprefix(prefix): env for env in known if env.startswith(prefix)}
+    lines = []
+    for name in sorted(env for env in environ if env.startswith(prefix) and env not in known):
+        close = difflib.get_close_matches(name.removeprefix(prefix), tails, n=1)
+        hint = f" (did you mean {tails[close[0]]}?)" if close else ""
+        lines.append(f"unknown setting {name}{hint}")
+    return lines
 
 
 def _variables(cls: type[Any]) -> Iterator[tuple[str, str | None, Declared]]:

@@ -7,9 +7,10 @@ apps in one process (the tests) count apart."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from graphql import GraphQLError
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -53,8 +54,9 @@ class Metrics:
         self.operation_label: Callable[[str | None], str] = lambda text: UNLISTED
         self.operations = Counter(
             "gateway_graphql_operations",
-            "GraphQL operations executed, by type (query, mutation), outcome "
-            "(ok; partial: data with field errors; error: no data) and trusted operation name",
+            "GraphQL operations executed, by type (query, mutation), outcome (ok: no error; "
+            "error: refused whole, or every root field null with an error; partial: the rest) "
+            "and trusted operation name",
             ["operation", "outcome", "operation_name"],
             registry=r,
         )
@@ -204,6 +206,21 @@ def answered_codes(errors: Iterable[Mapping[str, Any]]) -> Iterator[str]:
         yield str((error.get("extensions") or {}).get("code") or "UNCODED")
 
 
+def operation_outcome(data: Mapping[str, Any] | None, errors: Sequence[GraphQLError]) -> str:
+    """`ok`: no error. `error`: nothing was served: the operation was refused whole (no
+    `data`), or each of its root fields is null with an error of its own (a mutation refused
+    with `FORBIDDEN` or `BAD_USER_INPUT` answers `{"data": {"m": null}}`, and served nothing).
+    `partial`: the rest, some data served beside errors."""
+    if not errors:
+        return "ok"
+    if data is None:
+        return "error"
+    failed_roots = {error.path[0] for error in errors if error.path}
+    if all(served is None and key in failed_roots for key, served in data.items()):
+        return "error"
+    return "partial"
+
+
 def _call_outcome(call: FinishedCall) -> str:
     if call.error is None:
         return "ok"
@@ -238,13 +255,10 @@ class OperationMetrics(SchemaExtension):
         except Exception:  # no parsable document: there is no operation type to name
             operation = "unknown"
         result = context.result
-        errors = (result.errors if result is not None else None) or []
-        if not errors:
-            outcome = "ok"
-        elif result is not None and result.data is not None:
-            outcome = "partial"
-        else:
-            outcome = "error"
+        outcome = operation_outcome(
+            result.data if result is not None else None,
+            (result.errors if result is not None else None) or [],
+        )
         name = self.metrics.operation_label(context.query)
         self.metrics.operations.labels(operation, outcome, name).inc()
         self.metrics.operation_seconds.labels(operation, name).observe(seconds)

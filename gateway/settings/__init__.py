@@ -17,16 +17,25 @@ the configuration page again (a test fails until it does).
 
 from __future__ import annotations
 
+import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from gateway.configuration import Declared, SettingsError, declared, read_fields
+from gateway.configuration import (
+    Declared,
+    SettingsError,
+    declared,
+    read_fields,
+    unknown_variables,
+)
 from gateway.configuration.checks import CHECKS
 from gateway.settings.live import LiveSettings
 from schema.extensions import QueryLimits
 
 __all__ = ["VARIABLES", "Settings", "SettingsError"]
+
+logger = logging.getLogger("gateway.settings")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,11 +56,26 @@ class Settings(LiveSettings):
         )
 
     @classmethod
-    def from_environ(cls, environ: Mapping[str, str] | None = None) -> Settings:
-        """Read every setting from `environ` (default: the process environment)."""
-        settings = cls(**read_fields(cls, os.environ if environ is None else environ))
+    def from_environ(
+        cls,
+        environ: Mapping[str, str] | None = None,
+        *,
+        warn: Callable[[str], None] | None = None,
+    ) -> Settings:
+        """Read every setting from `environ` (default: the process environment).
+
+        An `INSIGHT_*` variable no setting declares is named, with the closest setting: a
+        SettingsError under `INSIGHT_STRICT_SETTINGS=true`, else one `warn` each (default: a
+        WARNING of the `gateway.settings` logger)."""
+        source = os.environ if environ is None else environ
+        settings = cls(**read_fields(cls, source))
         for check in CHECKS:
             check(settings)
+        unknown = unknown_variables(cls, source)
+        if unknown and settings.strict_settings:
+            raise SettingsError("; ".join(unknown) + " (INSIGHT_STRICT_SETTINGS=true)")
+        for line in unknown:
+            (warn or logger.warning)(line)
         return settings
 
 

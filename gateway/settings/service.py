@@ -119,6 +119,12 @@ class ServiceSettings:
         minimum=0,
         maximum=600,
     )
+    strict_settings: bool = setting(
+        "INSIGHT_STRICT_SETTINGS",
+        False,
+        "an `INSIGHT_*` variable that is no setting stops the start (exit 2) instead of a "
+        "warning; either way its message names the closest setting",
+    )
     log_format: str = setting(
         "INSIGHT_LOG_FORMAT",
         "auto",

@@ -12,12 +12,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from strawberry.asgi import ASGIWebSocketAdapter
 from strawberry.http.exceptions import NonJsonMessageReceived, NonTextMessageReceived
 
+from gateway.subscriptions.close_codes import ERROR_CODES, MESSAGE_TOO_BIG
 from schema.principal import Principal
 
 logger = logging.getLogger("gateway.subscriptions")
-
-#: The close code of a frame over the bound (RFC 6455: "Message Too Big").
-MESSAGE_TOO_BIG = 1009
 
 
 @dataclass(eq=False)
@@ -45,7 +43,23 @@ class Connection:
 
 class BoundedWebSocketAdapter(ASGIWebSocketAdapter):
     """strawberry's ASGI adapter, closing with 1009 on a text frame over the view's
-    `max_frame_bytes` (the same bound as an HTTP body), before decoding it."""
+    `max_frame_bytes` (the same bound as an HTTP body), before decoding it.
+
+    Every close of the gateway's and of strawberry's handler goes through `close`, so a
+    close that refuses something is counted there, once, under the error code it means."""
+
+    async def close(self, code: int, reason: str) -> None:
+        error_code = ERROR_CODES.get(code)
+        count_errors = getattr(self.view, "count_errors", None)
+        # Counted before the close frame leaves, so that a client that reads /metrics once
+        # it sees the close finds it counted; a socket already closed is told nothing.
+        if (
+            error_code is not None
+            and count_errors is not None
+            and self.ws.application_state != WebSocketState.DISCONNECTED
+        ):
+            count_errors([{"message": reason, "extensions": {"code": error_code}}])
+        await self.ws.close(code=code, reason=reason)
 
     async def iter_json(self, *, ignore_parsing_errors: bool = False) -> AsyncGenerator[object]:
         limit: int = getattr(self.view, "max_frame_bytes", 262_144)
@@ -55,7 +69,7 @@ class BoundedWebSocketAdapter(ASGIWebSocketAdapter):
                 # Characters never outnumber bytes: encode only when it could be too big.
                 if len(text) * 4 > limit and len(text.encode("utf-8")) > limit:
                     logger.warning("WebSocket frame over %d bytes: closing with 1009", limit)
-                    await self.ws.close(code=MESSAGE_TOO_BIG, reason="Message too big")
+                    await self.close(MESSAGE_TOO_BIG, "Message too big")
                     return
                 try:
                     yield json.loads(text)

@@ -6,7 +6,8 @@ Close codes (the protocol's, as the npm `graphql-ws` library reads them):
 4400 a message that is not the protocol's (unknown type, bad JSON, no id), 4401 no valid
 token at `connection_init`, a `subscribe` before the acknowledgement, or the token expired;
 4408 no `connection_init` in time; 4409 a second operation under an id in use; 4429 a
-second `connection_init`; 1009 a frame over the size bound. Each is logged.
+second `connection_init`; 1009 a frame over the size bound. Each is logged, and counted in
+`gateway_graphql_errors` under the code it means (gateway/subscriptions/close_codes.py).
 Beyond `INSIGHT_SUBSCRIPTIONS_MAX_PER_CONNECTION` operations at once, a `subscribe` gets an
 `error` message (as strawberry does) and the socket stays open.
 
@@ -57,6 +58,13 @@ from gateway.http.http_problem import BadRequest
 from gateway.http.operation_gate import OperationGate
 from gateway.idempotency import Idempotency
 from gateway.observability.subscription_metrics import SubscriptionMetrics
+from gateway.subscriptions.close_codes import (
+    BAD_REQUEST,
+    INIT_TIMEOUT,
+    SUBSCRIBER_EXISTS,
+    TOO_MANY_INIT,
+    UNAUTHORIZED,
+)
 from gateway.subscriptions.connection import Connection
 from gateway.subscriptions.keyed import answered_keyed
 from loaders.errors import GatewayError
@@ -67,9 +75,6 @@ from schema.live import LIVE_SESSION, LiveHub, LiveSession, Payload
 
 logger = logging.getLogger("gateway.subscriptions")
 
-#: graphql-transport-ws close codes.
-BAD_REQUEST = 4400
-UNAUTHORIZED = 4401
 #: A close reason is at most 123 bytes.
 _REASON_CHARS = 100
 
@@ -172,7 +177,7 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
         await asyncio.sleep(self.connection_init_wait_timeout.total_seconds())
         if not self.connection_init_received:
             self.connection_timed_out = True
-            await self.close(4408, "Connection initialisation timeout")
+            await self.close(INIT_TIMEOUT, "Connection initialisation timeout")
 
     async def handle_invalid_message(self, error_message: str) -> None:
         await self.close(BAD_REQUEST, error_message)
@@ -187,7 +192,7 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
             await self.close(BAD_REQUEST, "Invalid connection init payload")
             return
         if self.connection_init_received:
-            await self.close(4429, "Too many initialisation requests")
+            await self.close(TOO_MANY_INIT, "Too many initialisation requests")
             return
         self.connection_init_received = True
         connection = self.context
@@ -221,7 +226,7 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
             await self.close(BAD_REQUEST, "Invalid subscribe message")
             return
         if operation_id in self.operations:
-            await self.close(4409, f"Subscriber for {operation_id} already exists")
+            await self.close(SUBSCRIBER_EXISTS, f"Subscriber for {operation_id} already exists")
             return
         limit = self.max_subscriptions_per_connection
         if limit is not None and len(self.operations) >= limit:

@@ -252,7 +252,9 @@ def test_the_settings_are_the_gateways_own_and_valid(tree: Path) -> None:
         name for name in environment if name not in UVICORN_VARIABLES and name not in declared
     )
     assert unknown == [], f"{tree_id(tree)}: not settings the gateway declares: {unknown}"
-    settings = Settings.from_environ(environment)
+    # Strict: a variable added later that is no setting stops the pod rather than warning.
+    settings = Settings.from_environ(environment, warn=pytest.fail)
+    assert settings.strict_settings is True
     # The gateway's metrics are per process: one uvicorn worker a pod.
     assert environment["WEB_CONCURRENCY"] == "1"
     assert settings.introspection is (tree.name == "staging")

@@ -116,3 +116,47 @@ def test_a_field_declared_otherwise_fails_at_once() -> None:
         TypeError, match=r"Unparsed.ids: a tuple\[int, \.\.\.\] setting needs parse="
     ):
         list(declared(Unparsed))
+
+
+def test_an_unknown_variable_is_named_with_the_closest_setting() -> None:
+    warned: list[str] = []
+    environ = {
+        "INSIGHT_SUBSCRIPTION": "true",
+        "INSIGHT_FUZZ_EXAMPLES": "5000",
+        "INSIGHT_SUBSCRIPTIONS_MAX_PER_CONNECTION": "5",
+        "HOME": "/root",
+    }
+
+    settings = Settings.from_environ(environ, warn=warned.append)
+
+    assert settings.subscriptions is False  # the misspelt variable changed nothing
+    assert settings.subscriptions_max_per_connection == 5
+    assert warned == [
+        "unknown setting INSIGHT_FUZZ_EXAMPLES",
+        "unknown setting INSIGHT_SUBSCRIPTION (did you mean INSIGHT_SUBSCRIPTIONS?)",
+    ]
+
+
+def test_without_a_warn_an_unknown_variable_is_a_logged_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    Settings.from_environ({"INSIGHT_CACHE_MAX_BYTE": "1"})
+
+    [record] = [r for r in caplog.records if r.name == "gateway.settings"]
+    assert record.levelname == "WARNING"
+    assert record.getMessage() == (
+        "unknown setting INSIGHT_CACHE_MAX_BYTE (did you mean INSIGHT_CACHE_MAX_BYTES?)"
+    )
+
+
+def test_strict_settings_refuse_an_unknown_variable() -> None:
+    environ = {"INSIGHT_STRICT_SETTINGS": "true", "INSIGHT_SUBSCRIPTION": "true"}
+
+    with pytest.raises(SettingsError) as refused:
+        Settings.from_environ(environ, warn=pytest.fail)
+
+    assert str(refused.value) == (
+        "unknown setting INSIGHT_SUBSCRIPTION (did you mean INSIGHT_SUBSCRIPTIONS?) "
+        "(INSIGHT_STRICT_SETTINGS=true)"
+    )
+    assert Settings.from_environ({"INSIGHT_STRICT_SETTINGS": "true"}).strict_settings is True

@@ -20,6 +20,7 @@ from gateway.auth.tokens import mint_token
 from gateway.cli.examples import FRONTEND_QUERY
 from schema.clock import SystemClock
 from tests.gateway.cli.serving import SCRIPT, Served, clean_env, serve
+from tests.processes import free_port
 
 
 def graphql(
@@ -152,3 +153,48 @@ def test_make_serve_takes_a_port_and_does_not_need_npm() -> None:
     commands = dry.stdout.splitlines()
     assert ".venv/bin/python -m gateway.http.graphiql_assets --optional" in commands
     assert ".venv/bin/insight-gateway serve --embedded --port 8123" in commands
+
+
+def test_a_misspelt_setting_is_named_and_serve_goes_on(tmp_path: Path, endpoint_url: str) -> None:
+    env = clean_env(
+        INSIGHT_DYNAMODB_ENDPOINT_URL=endpoint_url,
+        AWS_ACCESS_KEY_ID="testing",
+        AWS_SECRET_ACCESS_KEY="testing",
+        INSIGHT_SUBSCRIPTION="true",
+    )
+
+    with serve(tmp_path, env=env) as served:
+        alive = httpx.get(f"{served.url}/healthz", timeout=10)
+    [stderr] = tmp_path.glob("stderr-*.txt")
+
+    assert alive.status_code == 200
+    assert stderr.read_text().splitlines()[0] == (
+        "insight-gateway: warning: unknown setting INSIGHT_SUBSCRIPTION "
+        "(did you mean INSIGHT_SUBSCRIPTIONS?)"
+    )
+
+
+def test_under_strict_settings_a_misspelt_setting_exits_2_as_a_bad_value_does(
+    tmp_path: Path,
+) -> None:
+    def run(**variables: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [SCRIPT, "serve", "--embedded", "--port", str(free_port())],
+            cwd=tmp_path,
+            env=clean_env(INSIGHT_STRICT_SETTINGS="true", **variables),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    misspelt = run(INSIGHT_SUBSCRIPTION="true")
+    bad_value = run(INSIGHT_SUBSCRIPTIONS="maybe")
+
+    assert (misspelt.returncode, misspelt.stdout) == (2, "")
+    assert misspelt.stderr.splitlines() == [
+        "insight-gateway: unknown setting INSIGHT_SUBSCRIPTION (did you mean "
+        "INSIGHT_SUBSCRIPTIONS?) (INSIGHT_STRICT_SETTINGS=true)"
+    ]
+    assert (bad_value.returncode, bad_value.stdout) == (2, "")
+    assert bad_value.stderr.startswith("insight-gateway: INSIGHT_SUBSCRIPTIONS ")
+    assert not (tmp_path / DEV_SECRET_FILE).exists()

@@ -1,6 +1,8 @@
 """`gateway_graphql_errors_total` counts every error answered, under the `extensions.code`
 the client saw: those added when the answer is written (parse, validation) and those of
-requests refused before any execution (401, 400) too."""
+requests refused before any execution (401, 400) too. `gateway_graphql_operations_total`
+counts each operation by its outcome: ok (no error), error (refused whole, or every root
+field null with an error) or partial (the rest)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from tests.gateway.http_client import OTHER_USER, gateway_client, tokens
-from tests.metrics_text import by_label
+from tests.metrics_text import by_label, total
 
 #: (name, request, the code the client sees): one request per code.
 REQUESTS: list[tuple[str, dict[str, Any], str]] = [
@@ -91,3 +93,74 @@ async def test_the_errors_of_a_batch_are_counted_each(
 
     assert codes_answered(response) == ["GRAPHQL_PARSE_FAILED", "GRAPHQL_VALIDATION_FAILED"]
     assert counts == Counter({"GRAPHQL_PARSE_FAILED": 1, "GRAPHQL_VALIDATION_FAILED": 1})
+
+
+LAST_PAGE = "mutation($input: RecordLastPageInput!) { recordLastPage(input: $input) { page } }"
+
+#: (name, token, document, variables, the operation type, the outcome counted).
+OUTCOMES: list[tuple[str, str, str, dict[str, Any] | None, str, str]] = [
+    ("served", "end user", "{ viewer { id } }", None, "query", "ok"),
+    (
+        "a mutation without the writer role",
+        "end user",
+        LAST_PAGE,
+        {"input": {"userId": OTHER_USER, "paveRequestId": "r-1", "page": 1}},
+        "mutation",
+        "error",
+    ),
+    (
+        "a mutation with bad input",
+        "writer",
+        LAST_PAGE,
+        {"input": {"userId": OTHER_USER, "paveRequestId": "r-1", "page": -1}},
+        "mutation",
+        "error",
+    ),
+    (
+        "the only root field refused",
+        "end user",
+        f'{{ user(id: "{OTHER_USER}") {{ id }} }}',
+        None,
+        "query",
+        "error",
+    ),
+    (
+        "one root field nulled beside another",
+        "end user",
+        f'{{ viewer {{ id }} other: user(id: "{OTHER_USER}") {{ id }} }}',
+        None,
+        "query",
+        "partial",
+    ),
+    ("not valid", "end user", "{ viewer { nope } }", None, "query", "error"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "token", "query", "variables", "operation", "outcome"),
+    OUTCOMES,
+    ids=[o[0] for o in OUTCOMES],
+)
+async def test_each_operation_is_counted_by_its_outcome(
+    settings: Settings,
+    dynamo: Dynamo,
+    clock: FixedClock,
+    name: str,
+    token: str,
+    query: str,
+    variables: dict[str, Any] | None,
+    operation: str,
+    outcome: str,
+) -> None:
+    headers = {"Authorization": f"Bearer {tokens(clock)[token]()}"}
+    body: dict[str, Any] = {"query": query, "variables": variables}
+    async with gateway_client(settings, dynamo, clock) as client:
+        response = await client.post("/graphql", json=body, headers=headers)
+        text = (await client.get("/metrics")).text
+
+    counted = by_label(text, "gateway_graphql_operations_total", "outcome")
+    assert counted == {outcome: 1.0}, response.text
+    assert total(text, "gateway_graphql_operations_total", operation=operation) == 1
+    # What the definitions read: an `error` served nothing, a `partial` served something.
+    served = [value for value in (response.json().get("data") or {}).values() if value]
+    assert bool(served) == (outcome != "error")

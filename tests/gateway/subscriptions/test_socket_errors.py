@@ -147,3 +147,77 @@ async def test_the_sockets_log_lines_carry_its_request_id(
     assert code == 4401
     [closing] = [r for r in caplog.records if r.getMessage().startswith("closing a WebSocket")]
     assert getattr(closing, "request_id", None) == "socket-42"
+
+
+#: (name, what the client sends after opening, the close code, the error code it counts).
+CLOSES: list[tuple[str, list[dict[str, Any] | str], int, str]] = [
+    ("no token", [{"type": "connection_init", "payload": {}}], 4401, "UNAUTHENTICATED"),
+    (
+        "a bad token",
+        [{"type": "connection_init", "payload": {"Authorization": "Bearer not-a-jwt"}}],
+        4401,
+        "UNAUTHENTICATED",
+    ),
+    (
+        "subscribe before the acknowledgement",
+        [{"id": "1", "type": "subscribe", "payload": {"query": "{ viewer { id } }"}}],
+        4401,
+        "UNAUTHENTICATED",
+    ),
+    ("not the protocol's", ["not json"], 4400, "BAD_REQUEST"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "messages", "close_code", "code"), CLOSES, ids=[c[0] for c in CLOSES]
+)
+async def test_a_refusing_close_is_counted_under_the_code_it_means(
+    live: LiveGateway,
+    name: str,
+    messages: list[dict[str, Any] | str],
+    close_code: int,
+    code: str,
+) -> None:
+    before = await error_counts(live)
+    async with open_socket(live.url) as socket:
+        for message in messages:
+            await socket.send(message)
+        closed, _ = await socket.closed()
+    after = await error_counts(live)
+
+    assert closed == close_code
+    assert after - before == Counter([code])
+
+
+async def test_the_protocols_own_closes_count_as_bad_requests(live: LiveGateway) -> None:
+    before = await error_counts(live)
+    async with open_socket(live.url) as socket:
+        await socket.init(live.token())
+        await socket.send({"type": "connection_init", "payload": {}})
+        second_init = await socket.closed()
+    async with open_socket(live.url) as socket:
+        await live.watch_setting(socket)
+        await socket.subscribe("1", SETTING_QUERY, {"ids": [USER]})
+        duplicate_id = await socket.closed()
+    after = await error_counts(live)
+
+    assert [second_init[0], duplicate_id[0]] == [4429, 4409]
+    assert after - before == Counter({"BAD_REQUEST": 2})
+
+
+async def test_401_over_http_and_4401_on_the_socket_count_alike(live: LiveGateway) -> None:
+    http = live.url.replace("ws://", "http://")
+    before = await error_counts(live)
+    async with httpx.AsyncClient() as client:
+        response = await client.post(http, json={"query": "{ viewer { id } }"}, timeout=10)
+    closes = []
+    for _ in range(3):
+        async with open_socket(live.url) as socket:
+            await socket.send({"type": "connection_init", "payload": {}})
+            closes.append((await socket.closed())[0])
+    after = await error_counts(live)
+
+    assert response.status_code == 401
+    assert response.json()["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+    assert closes == [4401, 4401, 4401]
+    assert after - before == Counter({"UNAUTHENTICATED": 4})
