@@ -14,6 +14,7 @@ from gateway.http.batch import BatchStart
 from gateway.http.cors import cors_middleware
 from gateway.http.graphiql import GraphiQLDefaults, graphiql_redirect_route, graphiql_static_mount
 from gateway.http.graphql_view import GatewayGraphQL
+from gateway.http.last_resort import LastResort
 from gateway.http.operation_gate import OperationGate
 from gateway.live import open_live_data
 from gateway.observability.cache_metrics import CacheMetrics
@@ -155,6 +156,8 @@ def create_app(
         # Outermost: every answer is counted, CORS refusals too.
         middleware=[
             Middleware(AccessLog),
+            # Inside the access log, which then logs its 500: nothing escapes as text/plain.
+            Middleware(LastResort),
             Middleware(HttpMetrics, metrics=metrics),
             *cors_middleware(settings),
         ],

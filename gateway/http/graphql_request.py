@@ -14,6 +14,7 @@ from starlette.requests import Request
 
 from gateway.http.http_problem import BadRequest, HttpProblem
 from gateway.http.media_types import JSON
+from gateway.http.unicode_text import holds_lone_surrogate
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,11 +85,15 @@ def _refuse_constant(name: str) -> Any:
 
 def parse_json(text: str | bytes, what: str) -> Any:
     try:
-        return json.loads(text, parse_constant=_refuse_constant)
+        data = json.loads(text, parse_constant=_refuse_constant)
     except RecursionError:
         raise bad_request(f"{what} is nested too deeply") from None
     except (ValueError, UnicodeDecodeError):
         raise bad_request(f"{what} is not valid JSON") from None
+    if holds_lone_surrogate(data):
+        # Not echoed: the message itself must stay encodable.
+        raise bad_request(f"{what} holds a lone surrogate (\\ud800-\\udfff), which is not text")
+    return data
 
 
 def operation_of(data: Any, where: str = "The request") -> Operation:

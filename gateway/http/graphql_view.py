@@ -18,8 +18,6 @@ Every answer carries `Cache-Control: no-store` and `X-Content-Type-Options: nosn
 from __future__ import annotations
 
 import logging
-import re
-import uuid
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -49,6 +47,7 @@ from gateway.http.graphql_request import (
     require_json_body,
 )
 from gateway.http.http_problem import BadRequest, HttpProblem
+from gateway.http.last_resort import scope_request_id
 from gateway.http.media_types import GRAPHQL_RESPONSE_JSON, JSON, negotiate, prefers_html
 from gateway.http.operation_gate import OperationGate, TrustMode
 from gateway.http.persisted_queries import PersistedQueries
@@ -68,7 +67,6 @@ from schema.principal import Principal
 logger = logging.getLogger("gateway.http")
 
 ALLOWED_METHODS = "GET, POST"
-_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 #: A request with `X-Insight-Cost: 1` gets its DynamoDB cost in `extensions.cost`.
 COST_HEADER = "x-insight-cost"
@@ -365,8 +363,7 @@ def _budget_refusal(result: ExecutionResult | GatewayError) -> GatewayError | No
 
 def request_id_of(request: HTTPConnection) -> str:
     """The caller's X-Request-ID when it is a plain token (it goes into logs), else a new one."""
-    given = request.headers.get("x-request-id", "")
-    return given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
+    return scope_request_id(request.scope)
 
 
 def error_response(status: int, errors: list[GatewayError], media_type: str) -> Response:
