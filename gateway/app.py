@@ -15,6 +15,7 @@ from gateway.http.cors import cors_middleware
 from gateway.http.graphiql import GraphiQLDefaults, graphiql_redirect_route, graphiql_static_mount
 from gateway.http.graphql_view import GatewayGraphQL
 from gateway.http.last_resort import LastResort
+from gateway.http.operation_choice import OneOperationOrNamed
 from gateway.http.operation_gate import OperationGate
 from gateway.live import open_live_data
 from gateway.observability.cache_metrics import CacheMetrics
@@ -116,6 +117,9 @@ def create_app(
     cost = CostMeasure(GATEWAY_COST_POLICY)
     schema = build_schema(
         [
+            # First: a document whose operation cannot be chosen is refused before any other
+            # extension measures it.
+            OneOperationOrNamed,
             metrics.schema_extension,
             *request_extensions(settings.query_limits, cost),
             lambda: BudgetCharge(budgets, cost),

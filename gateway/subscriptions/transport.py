@@ -28,11 +28,14 @@ from typing import Any, Protocol
 from graphql import GraphQLError, GraphQLFormattedError
 from starlette.websockets import WebSocketDisconnected as SocketClosedOnSend
 from strawberry.http.exceptions import WebSocketDisconnected
+from strawberry.schema.exceptions import CannotGetOperationTypeError
 
-# The handler's hooks overridden here (handle_connection_init, handle_subscribe,
-# run_operation, the init timeout) and its private `_OperationStreamClosed` and
-# `_send_result_stream` are strawberry-graphql 0.341.2's (pinned in pyproject.toml); the
-# tests in tests/gateway/subscriptions/ hold each close code and message to them.
+# The handler's hooks overridden here (handle_message, handle_connection_init,
+# handle_subscribe, handle_complete, run_operation, the init timeout, the private
+# `_handle_pre_execution_error`) and its private `_OperationStreamClosed` and
+# `_send_result_stream` are strawberry-graphql 0.341.2's (pinned in pyproject.toml; the
+# version itself by tests/gateway/subscriptions/test_protocol_frames.py); the tests in
+# tests/gateway/subscriptions/ hold each close code and message to them.
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
     BaseGraphQLTransportWSHandler,
     Operation,
@@ -47,6 +50,7 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
     NextMessagePayload,
     SubscribeMessage,
 )
+from strawberry.types.execution import PreExecutionError
 from strawberry.utils.aio import aclosing
 
 from gateway.auth.tokens import TokenVerifier, Unauthenticated
@@ -171,6 +175,36 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
 
     async def handle_invalid_message(self, error_message: str) -> None:
         await self.close(BAD_REQUEST, error_message)
+
+    async def handle_message(self, message: Message) -> None:
+        # strawberry 0.341.2 reads `message["type"]` and catches only KeyError: a frame of
+        # `[]`, `42`, `"x"` or `null` raised TypeError out of the handler (the server's
+        # "Exception in ASGI application", the socket dropped with 1006), before any token.
+        if not isinstance(message, dict):
+            await self.handle_invalid_message("A message must be a JSON object")
+            return
+        await super().handle_message(message)
+
+    async def handle_complete(self, message: CompleteMessage) -> None:
+        # strawberry looks the id up in a dict: an object id (unhashable) raised TypeError.
+        if not isinstance(message["id"], str):
+            await self.handle_invalid_message("Invalid complete message")
+            return
+        await super().handle_complete(message)
+
+    async def _handle_pre_execution_error(
+        self, operation: Operation[Connection, None], result: PreExecutionError
+    ) -> None:
+        # strawberry closes the socket (4400) when the document holds no operation of the
+        # name sent, or several and no name; it is the operation's error, not the
+        # socket's: an `error` message for its id, coded as HTTP's 400 (BAD_REQUEST).
+        assert result.errors
+        cause = result.errors[0].original_error
+        if isinstance(cause, CannotGetOperationTypeError):
+            error = BadRequest(cause.as_http_error_reason())
+            await operation.send_operation_message(_error_message(operation.id, error))
+            return
+        await operation.send_initial_errors(result.errors)
 
     async def handle_connection_init(self, message: ConnectionInitMessage) -> None:
         if self.connection_timed_out:
