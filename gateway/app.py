@@ -21,7 +21,7 @@ from gateway.live import open_live_data
 from gateway.observability.cache_metrics import CacheMetrics
 from gateway.observability.dynamodb_failures import FailureLog
 from gateway.observability.field_usage import FieldUsage
-from gateway.observability.health import healthz, readyz
+from gateway.observability.health import ReadinessMemory, healthz, readyz
 from gateway.observability.logs import AccessLog
 from gateway.observability.metrics import HttpMetrics, Metrics
 from gateway.observability.subscription_metrics import SubscriptionMetrics
@@ -168,6 +168,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.readiness = ReadinessMemory(settings.readyz_cache_seconds)
     app.state.metrics = metrics
     app.state.subscription_metrics = subscription_metrics
     app.state.field_usage = field_usage
