@@ -60,6 +60,7 @@ from gateway.http.http_problem import BadRequest
 from gateway.http.operation_gate import OperationGate
 from gateway.observability.subscription_metrics import SubscriptionMetrics
 from gateway.subscriptions.connection import Connection
+from gateway.subscriptions.principal_sockets import PrincipalSockets
 from loaders.errors import GatewayError
 from schema.clock import Clock
 from schema.context import Context
@@ -71,6 +72,8 @@ logger = logging.getLogger("gateway.subscriptions")
 #: graphql-transport-ws close codes.
 BAD_REQUEST = 4400
 UNAUTHORIZED = 4401
+#: A second `connection_init`, or a principal over its sockets.
+TOO_MANY = 4429
 #: A close reason is at most 123 bytes.
 _REASON_CHARS = 100
 
@@ -83,6 +86,7 @@ class LiveView(Protocol):
     gate: OperationGate
     keep_alive_interval: float | None
     count_errors: Callable[[Iterable[Mapping[str, Any]]], None] | None
+    principal_sockets: PrincipalSockets
 
     def operation_context(self, connection: Connection) -> Context: ...
 
@@ -125,6 +129,8 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
 
     async def handle(self) -> None:
         self._timers: list[asyncio.Task[None]] = []
+        #: The `sub` this socket is counted for (PrincipalSockets), from `connection_init`.
+        self._counted_for: str | None = None
         tasks = [asyncio.create_task(self._keep_alive())]
         metrics: SubscriptionMetrics | None = getattr(
             self.context.websocket.app.state, "subscription_metrics", None
@@ -134,6 +140,9 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
         try:
             await super().handle()
         finally:
+            if self._counted_for is not None:
+                view: LiveView = self.view
+                view.principal_sockets.release(self._counted_for)
             if metrics is not None:
                 metrics.connections.dec()
             tasks.extend(self._timers)
@@ -230,6 +239,11 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
         except Unauthenticated as error:
             await self.close(UNAUTHORIZED, f"Unauthorized: {error.message}")
             return
+        if not view.principal_sockets.acquire(principal.sub):
+            limit = view.principal_sockets.maximum
+            await self.close(TOO_MANY, f"Too many sockets open for this user (at most {limit})")
+            return
+        self._counted_for = principal.sub
         connection.principal = principal
         connection.expires_at = expires_at
         self._timers.append(asyncio.create_task(self._expire(expires_at)))
