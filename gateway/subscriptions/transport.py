@@ -3,10 +3,13 @@ authentication, trusted documents, a fresh Context per operation, keepalive ping
 token's expiry.
 
 Close codes (the protocol's, as the npm `graphql-ws` library reads them):
-4400 a message that is not the protocol's (unknown type, bad JSON, no id), 4401 no valid
-token at `connection_init`, a `subscribe` before the acknowledgement, or the token expired;
-4408 no `connection_init` in time; 4409 a second operation under an id in use; 4429 a
-second `connection_init`; 1009 a frame over the size bound. Each is logged.
+4400 a message that is not the protocol's (not a JSON object, unknown type, bad JSON, no id
+or one not a string), 4401 no valid token at `connection_init`, a `subscribe` before the
+acknowledgement, or the token expired; 4408 no `connection_init` in time; 4409 a second
+operation under an id in use; 4429 a second `connection_init`, or one whose principal holds
+its maximum of sockets (INSIGHT_SUBSCRIPTIONS_MAX_SOCKETS_PER_PRINCIPAL); 1009 a frame over
+the size bound. Each is logged, one line. An operation that cannot be chosen (an unknown
+name, several operations and none named) gets an `error` message; the socket stays open.
 Beyond `INSIGHT_SUBSCRIPTIONS_MAX_PER_CONNECTION` operations at once, a `subscribe` gets an
 `error` message (as strawberry does) and the socket stays open.
 
