@@ -101,6 +101,8 @@ async def memory(endpoint: str, count: int, per_socket: int) -> None:
         "INSIGHT_DYNAMODB_ENDPOINT_URL": endpoint,
         "INSIGHT_SUBSCRIPTIONS": "true",
         "INSIGHT_SUBSCRIPTIONS_MAX_PER_CONNECTION": str(per_socket),
+        # Every socket here is the one bench token's.
+        "INSIGHT_SUBSCRIPTIONS_MAX_SOCKETS_PER_PRINCIPAL": "10000",
         "INSIGHT_AUTH_HS256_SECRET": SECRET,
     }
     command = [

@@ -14,13 +14,15 @@ from gateway.http.batch import BatchStart
 from gateway.http.cors import cors_middleware
 from gateway.http.graphiql import GraphiQLDefaults, graphiql_redirect_route, graphiql_static_mount
 from gateway.http.graphql_view import GatewayGraphQL
+from gateway.http.last_resort import LastResort
+from gateway.http.operation_choice import OneOperationOrNamed
 from gateway.http.operation_gate import OperationGate
 from gateway.idempotency import OUTCOMES, Idempotency
 from gateway.live import open_live_data
 from gateway.observability.cache_metrics import CacheMetrics
 from gateway.observability.dynamodb_failures import FailureLog
 from gateway.observability.field_usage import FieldUsage
-from gateway.observability.health import healthz, readyz
+from gateway.observability.health import ReadinessMemory, healthz, readyz
 from gateway.observability.logs import AccessLog
 from gateway.observability.metrics import HttpMetrics, Metrics
 from gateway.observability.subscription_metrics import SubscriptionMetrics
@@ -116,6 +118,9 @@ def create_app(
     cost = CostMeasure(GATEWAY_COST_POLICY)
     schema = build_schema(
         [
+            # First: a document whose operation cannot be chosen is refused before any other
+            # extension measures it.
+            OneOperationOrNamed,
             metrics.schema_extension,
             *request_extensions(settings.query_limits, cost),
             lambda: BudgetCharge(budgets, cost),
@@ -160,12 +165,15 @@ def create_app(
         # Outermost: every answer is counted, CORS refusals too.
         middleware=[
             Middleware(AccessLog),
+            # Inside the access log, which then logs its 500: nothing escapes as text/plain.
+            Middleware(LastResort),
             Middleware(HttpMetrics, metrics=metrics),
             *cors_middleware(settings),
         ],
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.readiness = ReadinessMemory(settings.readyz_cache_seconds)
     app.state.metrics = metrics
     app.state.subscription_metrics = subscription_metrics
     app.state.field_usage = field_usage

@@ -222,6 +222,8 @@ def live_env(shared: Mapping[str, str]) -> dict[str, str]:
         "INSIGHT_CACHE": "on",
         "INSIGHT_CHANGE_FEED_URI": redis,
         "INSIGHT_STREAM_LEASE_SECONDS": LIVE_LEASE_SECONDS,
+        # The simulated clients share a few users' tokens, many sockets to each.
+        "INSIGHT_SUBSCRIPTIONS_MAX_SOCKETS_PER_PRINCIPAL": "10000",
     }
 
 

@@ -38,6 +38,11 @@ HS256 = "HS256"
 MIN_HS256_SECRET_BYTES = 32
 # Far above any real token; keeps a hostile header from costing more than a parse.
 MAX_TOKEN_CHARS = 8192
+#: The time claims, NumericDate (RFC 7519 2): seconds since the epoch.
+TIME_CLAIMS = ("exp", "nbf", "iat")
+#: 9999-12-31T23:59:59Z: a time claim past it is no date, only a way to overflow a float
+#: (`exp` = 10**400 made `float()` raise, a 500) or to never expire.
+MAX_NUMERIC_DATE = 253_402_300_799
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +130,7 @@ class TokenVerifier:
             raise Unauthenticated(
                 "The bearer token is not a well-formed JWT", cause=error
             ) from error
+        _check_shapes(decoded.claims)
         self._check_claims(decoded.claims)
         return decoded.claims
 
@@ -229,6 +235,27 @@ def _read_header(token: str) -> dict[str, Any]:
     if not isinstance(header, dict):
         raise Unauthenticated("The bearer token is not a well-formed JWT")
     return header
+
+
+def _check_shapes(claims: dict[str, Any]) -> None:
+    """Refuses, before any comparison, time claims that are no date (not a number, NaN or
+    infinite, which Python's JSON reads, negative, or past year 9999) and a `sub` that names
+    nobody (not a string, or blank)."""
+    for name in TIME_CLAIMS:
+        value = claims.get(name)
+        if value is None:
+            continue
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            # Compared, never converted: NaN fails every comparison, and an int of 400 digits
+            # compares where float() would overflow.
+            or not 0 <= value <= MAX_NUMERIC_DATE
+        ):
+            raise Unauthenticated(f"The bearer token's {name!r} claim is not accepted: not a date")
+    sub = claims.get("sub")
+    if sub is not None and (not isinstance(sub, str) or not sub.strip()):
+        raise Unauthenticated("The bearer token's 'sub' claim is not accepted: it names nobody")
 
 
 def _roles(claims: dict[str, Any]) -> frozenset[str]:

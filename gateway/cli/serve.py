@@ -7,6 +7,7 @@ import argparse
 import asyncio
 import dataclasses
 import errno
+import ipaddress
 import math
 import socket
 import sys
@@ -110,7 +111,30 @@ def embedded_graphiql(token: str | None) -> GraphiQLDefaults:
     return GraphiQLDefaults(query=demo_user_query(ADA), headers=headers)
 
 
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a name: it may well resolve to an interface others reach
+
+
+def exposed_token_warning(host: str) -> str | None:
+    """The embedded mode's GraphiQL page holds a dashboard token (any user's data): on an
+    address other machines reach, anyone who opens the page has it."""
+    if is_loopback(host):
+        return None
+    return (
+        f"warning: --embedded on {host}, not a loopback address: its GraphiQL page holds a "
+        "dashboard token that reads every user's data, and anyone who can reach this address "
+        "can open it; use --host 127.0.0.1 unless this is a throwaway machine"
+    )
+
+
 def run_serve(args: argparse.Namespace, settings: Settings) -> int:
+    if args.embedded and (warning := exposed_token_warning(args.host)):
+        print(f"insight-gateway: {warning}", file=sys.stderr, flush=True)
     if args.endpoint:
         settings = dataclasses.replace(settings, dynamodb_endpoint_url=args.endpoint)
     if args.embedded and settings.dynamodb_endpoint_url:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,9 +15,9 @@ from starlette.requests import HTTPConnection, Request
 
 from gateway import idempotency
 from gateway.http.http_problem import BadRequest, HttpProblem
+from gateway.http.last_resort import scope_request_id
 from gateway.http.media_types import JSON
-
-_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+from gateway.http.unicode_text import holds_lone_surrogate
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,11 +88,15 @@ def _refuse_constant(name: str) -> Any:
 
 def parse_json(text: str | bytes, what: str) -> Any:
     try:
-        return json.loads(text, parse_constant=_refuse_constant)
+        data = json.loads(text, parse_constant=_refuse_constant)
     except RecursionError:
         raise bad_request(f"{what} is nested too deeply") from None
     except (ValueError, UnicodeDecodeError):
         raise bad_request(f"{what} is not valid JSON") from None
+    if holds_lone_surrogate(data):
+        # Not echoed: the message itself must stay encodable.
+        raise bad_request(f"{what} holds a lone surrogate (\\ud800-\\udfff), which is not text")
+    return data
 
 
 def operation_of(data: Any, where: str = "The request") -> Operation:
@@ -181,5 +183,4 @@ def keyed_by_header(graphql_request: GraphQLRequest, header: str | None) -> Grap
 
 def request_id_of(request: HTTPConnection) -> str:
     """The caller's X-Request-ID when it is a plain token (it goes into logs), else a new one."""
-    given = request.headers.get("x-request-id", "")
-    return given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
+    return scope_request_id(request.scope)

@@ -62,7 +62,7 @@ from gateway.http.http_problem import BadRequest, HttpProblem
 from gateway.http.media_types import GRAPHQL_RESPONSE_JSON, JSON, negotiate, prefers_html
 from gateway.http.operation_gate import OperationGate, TrustMode
 from gateway.http.persisted_queries import PersistedQueries
-from gateway.http.response_headers import protect, rate_limit_headers
+from gateway.http.response_headers import forbid_framing, protect, rate_limit_headers
 from gateway.idempotency import Answer, Idempotency
 from gateway.observability.field_usage import bind_client
 from gateway.observability.logs import bind_request_id
@@ -157,7 +157,7 @@ class GatewayGraphQL(sockets.SubscriptionSockets, GraphQL[Context, None]):  # ty
         # Our page loads GraphiQL from the gateway's own static files, not strawberry's CDN.
         query = request.query_params.get("query")
         if not query:
-            return HTMLResponse(self.graphiql_html)
+            return forbid_framing(HTMLResponse(self.graphiql_html))
         # A link to a query (`/graphql?query=…`) opens GraphiQL on it; the browser sends no
         # token on a navigation, so it runs when the user presses run, with their headers.
         page = self.graphiql.render(
@@ -165,7 +165,7 @@ class GatewayGraphQL(sockets.SubscriptionSockets, GraphQL[Context, None]):  # ty
             variables=request.query_params.get("variables"),
             local_assets=self.local_assets,
         )
-        return HTMLResponse(page)
+        return forbid_framing(HTMLResponse(page))
 
     def wants_graphiql(self, request: Request, accept: str | None) -> bool:
         """A browser navigating here: no query, or a query and no token (a link opened)."""

@@ -35,6 +35,14 @@ class LiveSettings(RequestSettings):
         minimum=1,
         maximum=1000,
     )
+    subscriptions_max_sockets_per_principal: int = setting(
+        "INSIGHT_SUBSCRIPTIONS_MAX_SOCKETS_PER_PRINCIPAL",
+        10,
+        "open sockets one token `sub` may hold on a replica; over it, the upgrade is refused "
+        "(429) or the socket closed with 4429 at `connection_init`",
+        minimum=1,
+        maximum=10_000,
+    )
     stream_lease_seconds: float = setting(
         "INSIGHT_STREAM_LEASE_SECONDS",
         10.0,

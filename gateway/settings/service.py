@@ -112,6 +112,16 @@ class ServiceSettings:
         minimum=0.01,
         maximum=60,
     )
+    # A flood of probes must not become a flood of DescribeTable calls (control-plane
+    # throttling): at most one look at the tables per replica per this many seconds.
+    readyz_cache_seconds: float = setting(
+        "INSIGHT_READYZ_CACHE_SECONDS",
+        1.0,
+        "how long `/readyz` reuses its last look at the tables (concurrent probes share one "
+        "look); 0: every probe looks",
+        minimum=0,
+        maximum=60,
+    )
     shutdown_grace_seconds: float = setting(
         "INSIGHT_SHUTDOWN_GRACE_SECONDS",
         20.0,

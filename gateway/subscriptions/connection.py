@@ -12,10 +12,14 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from strawberry.asgi import ASGIWebSocketAdapter
 from strawberry.http.exceptions import NonJsonMessageReceived, NonTextMessageReceived
 
+from gateway.http.unicode_text import holds_lone_surrogate
 from gateway.subscriptions.close_codes import ERROR_CODES, MESSAGE_TOO_BIG
 from schema.principal import Principal
 
 logger = logging.getLogger("gateway.subscriptions")
+
+#: graphql-transport-ws's close code for a message that is not the protocol's.
+BAD_MESSAGE = 4400
 
 
 @dataclass(eq=False)
@@ -72,10 +76,17 @@ class BoundedWebSocketAdapter(ASGIWebSocketAdapter):
                     await self.close(MESSAGE_TOO_BIG, "Message too big")
                     return
                 try:
-                    yield json.loads(text)
+                    message = json.loads(text)
                 except json.JSONDecodeError as error:
                     if not ignore_parsing_errors:
                         raise NonJsonMessageReceived from error
+                    continue
+                if holds_lone_surrogate(message):
+                    # Refused at the boundary, as over HTTP: no text past it holds one.
+                    logger.info("WebSocket message with a lone surrogate: closing with 4400")
+                    await self.close(BAD_MESSAGE, "A message must be Unicode text")
+                    return
+                yield message
         except KeyError as error:
             raise NonTextMessageReceived from error
         except WebSocketDisconnect:

@@ -3,11 +3,15 @@ authentication, trusted documents, a fresh Context per operation, keepalive ping
 token's expiry.
 
 Close codes (the protocol's, as the npm `graphql-ws` library reads them):
-4400 a message that is not the protocol's (unknown type, bad JSON, no id), 4401 no valid
-token at `connection_init`, a `subscribe` before the acknowledgement, or the token expired;
-4408 no `connection_init` in time; 4409 a second operation under an id in use; 4429 a
-second `connection_init`; 1009 a frame over the size bound. Each is logged, and counted in
-`gateway_graphql_errors` under the code it means (gateway/subscriptions/close_codes.py).
+4400 a message that is not the protocol's (not a JSON object, unknown type, bad JSON, no id
+or one not a string), 4401 no valid token at `connection_init`, a `subscribe` before the
+acknowledgement, or the token expired; 4408 no `connection_init` in time; 4409 a second
+operation under an id in use; 4429 a second `connection_init`, or one whose principal holds
+its maximum of sockets (INSIGHT_SUBSCRIPTIONS_MAX_SOCKETS_PER_PRINCIPAL); 1009 a frame over
+the size bound. Each is logged, one line, and counted in `gateway_graphql_errors` under
+the code it means (gateway/subscriptions/close_codes.py). An operation that cannot be chosen
+(an unknown name, several operations and none named) gets an `error` message; the socket
+stays open.
 Beyond `INSIGHT_SUBSCRIPTIONS_MAX_PER_CONNECTION` operations at once, a `subscribe` gets an
 `error` message (as strawberry does) and the socket stays open.
 
@@ -29,11 +33,14 @@ from typing import Any, Protocol
 from graphql import GraphQLError, GraphQLFormattedError
 from starlette.websockets import WebSocketDisconnected as SocketClosedOnSend
 from strawberry.http.exceptions import WebSocketDisconnected
+from strawberry.schema.exceptions import CannotGetOperationTypeError
 
-# The handler's hooks overridden here (handle_connection_init, handle_subscribe,
-# run_operation, the init timeout) and its private `_OperationStreamClosed` and
-# `_send_result_stream` are strawberry-graphql 0.341.2's (pinned in pyproject.toml); the
-# tests in tests/gateway/subscriptions/ hold each close code and message to them.
+# The handler's hooks overridden here (handle_message, handle_connection_init,
+# handle_subscribe, handle_complete, run_operation, the init timeout, the private
+# `_handle_pre_execution_error`) and its private `_OperationStreamClosed` and
+# `_send_result_stream` are strawberry-graphql 0.341.2's (pinned in pyproject.toml; the
+# version itself by tests/gateway/subscriptions/test_protocol_frames.py); the tests in
+# tests/gateway/subscriptions/ hold each close code and message to them.
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
     BaseGraphQLTransportWSHandler,
     Operation,
@@ -48,6 +55,7 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
     NextMessagePayload,
     SubscribeMessage,
 )
+from strawberry.types.execution import PreExecutionError
 from strawberry.utils.aio import aclosing
 
 from gateway.auth.tokens import TokenVerifier, Unauthenticated
@@ -67,6 +75,7 @@ from gateway.subscriptions.close_codes import (
 )
 from gateway.subscriptions.connection import Connection
 from gateway.subscriptions.keyed import answered_keyed
+from gateway.subscriptions.principal_sockets import PrincipalSockets
 from loaders.errors import GatewayError
 from schema.clock import Clock
 from schema.context import Context
@@ -75,6 +84,8 @@ from schema.live import LIVE_SESSION, LiveHub, LiveSession, Payload
 
 logger = logging.getLogger("gateway.subscriptions")
 
+#: A second `connection_init`, or a principal over its sockets.
+TOO_MANY = TOO_MANY_INIT
 #: A close reason is at most 123 bytes.
 _REASON_CHARS = 100
 
@@ -89,6 +100,7 @@ class LiveView(Protocol):
     count_errors: Callable[[Iterable[Mapping[str, Any]]], None] | None
     keys: Idempotency
     kinds: OperationKinds
+    principal_sockets: PrincipalSockets
 
     def operation_context(self, connection: Connection) -> Context: ...
 
@@ -131,6 +143,8 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
 
     async def handle(self) -> None:
         self._timers: list[asyncio.Task[None]] = []
+        #: The `sub` this socket is counted for (PrincipalSockets), from `connection_init`.
+        self._counted_for: str | None = None
         tasks = [asyncio.create_task(self._keep_alive())]
         metrics: SubscriptionMetrics | None = getattr(
             self.context.websocket.app.state, "subscription_metrics", None
@@ -140,6 +154,9 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
         try:
             await super().handle()
         finally:
+            if self._counted_for is not None:
+                view: LiveView = self.view
+                view.principal_sockets.release(self._counted_for)
             if metrics is not None:
                 metrics.connections.dec()
             tasks.extend(self._timers)
@@ -182,6 +199,36 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
     async def handle_invalid_message(self, error_message: str) -> None:
         await self.close(BAD_REQUEST, error_message)
 
+    async def handle_message(self, message: Message) -> None:
+        # strawberry 0.341.2 reads `message["type"]` and catches only KeyError: a frame of
+        # `[]`, `42`, `"x"` or `null` raised TypeError out of the handler (the server's
+        # "Exception in ASGI application", the socket dropped with 1006), before any token.
+        if not isinstance(message, dict):
+            await self.handle_invalid_message("A message must be a JSON object")
+            return
+        await super().handle_message(message)
+
+    async def handle_complete(self, message: CompleteMessage) -> None:
+        # strawberry looks the id up in a dict: an object id (unhashable) raised TypeError.
+        if not isinstance(message["id"], str):
+            await self.handle_invalid_message("Invalid complete message")
+            return
+        await super().handle_complete(message)
+
+    async def _handle_pre_execution_error(
+        self, operation: Operation[Connection, None], result: PreExecutionError
+    ) -> None:
+        # strawberry closes the socket (4400) when the document holds no operation of the
+        # name sent, or several and no name; it is the operation's error, not the
+        # socket's: an `error` message for its id, coded as HTTP's 400 (BAD_REQUEST).
+        assert result.errors
+        cause = result.errors[0].original_error
+        if isinstance(cause, CannotGetOperationTypeError):
+            error = BadRequest(cause.as_http_error_reason())
+            await operation.send_operation_message(_error_message(operation.id, error))
+            return
+        await operation.send_initial_errors(result.errors)
+
     async def handle_connection_init(self, message: ConnectionInitMessage) -> None:
         if self.connection_timed_out:
             return
@@ -206,6 +253,11 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
         except Unauthenticated as error:
             await self.close(UNAUTHORIZED, f"Unauthorized: {error.message}")
             return
+        if not view.principal_sockets.acquire(principal.sub):
+            limit = view.principal_sockets.maximum
+            await self.close(TOO_MANY, f"Too many sockets open for this user (at most {limit})")
+            return
+        self._counted_for = principal.sub
         connection.principal = principal
         connection.expires_at = expires_at
         self._timers.append(asyncio.create_task(self._expire(expires_at)))

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from functools import cached_property
 from typing import Any
 
+from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
+from gateway.auth.tokens import TokenVerifier, Unauthenticated
+from gateway.http.response_headers import PROTECTIVE_HEADERS
 from gateway.observability.logs import bind_request_id
 from gateway.resources import app_context
 from gateway.settings import Settings
 from gateway.subscriptions.connection import BoundedWebSocketAdapter, Connection
+from gateway.subscriptions.principal_sockets import PrincipalSockets
 from gateway.subscriptions.transport import LiveTransport
 from loaders.deadline import start_deadline
 from schema.clock import Clock
@@ -48,10 +53,16 @@ class SubscriptionSockets:
     websocket_adapter_class = BoundedWebSocketAdapter
     settings: Settings
     clock: Clock
+    verifier: TokenVerifier
 
     @property
     def max_frame_bytes(self) -> int:
         return self.settings.max_body_bytes
+
+    @cached_property
+    def principal_sockets(self) -> PrincipalSockets:
+        """The sockets each `sub` holds on this replica (this view is the app's one)."""
+        return PrincipalSockets(self.settings.subscriptions_max_sockets_per_principal)
 
     async def serve_websocket(self, websocket: WebSocket) -> None:
         if not self.settings.subscriptions:
@@ -61,8 +72,37 @@ class SubscriptionSockets:
         offered = websocket.scope.get("subprotocols") or []
         if GRAPHQL_TRANSPORT_WS_PROTOCOL not in offered:
             logger.info("WebSocket offering %s, not graphql-transport-ws: closing 4406", offered)
+        if await self._refused_for_its_principal(websocket):
+            return
         run: Any = getattr(self, "run")  # noqa: B009 (strawberry's, on the view it mixes into)
         await run(websocket)
+
+    async def _refused_for_its_principal(self, websocket: WebSocket) -> bool:
+        """With the token in the upgrade's header, a principal holding its maximum of sockets
+        is refused before the upgrade (429). The socket is counted at `connection_init`, as
+        one whose token comes there: the header's is checked again then."""
+        header = websocket.headers.get("authorization")
+        if header is None:
+            return False
+        try:
+            principal = self.verifier.verify_authorization(header)
+        except Unauthenticated:
+            return False  # closed with 4401 at connection_init, as the protocol has it
+        if not self.principal_sockets.full(principal.sub):
+            return False
+        limit = self.principal_sockets.maximum
+        logger.info("WebSocket upgrade refused: %d sockets open for its principal", limit)
+        message = f"Too many sockets open for this user on this replica (at most {limit})"
+        refusal = JSONResponse(
+            {"errors": [{"message": message, "extensions": {"code": "RATE_LIMITED"}}]},
+            status_code=429,
+            headers=PROTECTIVE_HEADERS,
+        )
+        if "websocket.http.response" in websocket.scope.get("extensions", {}):
+            await websocket.send_denial_response(refusal)
+        else:
+            await websocket.close(code=1008)  # the server answers the upgrade 403
+        return True
 
     def socket_connection(self, websocket: WebSocket, request_id: str) -> Connection:
         """The socket's state, its request id bound (in the task that serves the socket,

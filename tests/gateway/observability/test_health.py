@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -86,10 +87,61 @@ async def test_readyz_is_503_while_dynamodb_throttles(
     proxy: FaultProxy, settings: Settings, clock: FixedClock
 ) -> None:
     proxy.inject("DescribeTable", Throttle("ThrottlingException"), times=1000)
-    async with serving(through(proxy, settings, readiness_timeout_seconds=5.0), clock) as client:
+    # No memory of the last look: the second probe looks again.
+    unremembered = through(proxy, settings, readiness_timeout_seconds=5.0, readyz_cache_seconds=0)
+    async with serving(unremembered, clock) as client:
         response = await client.get("/readyz")
         assert (response.status_code, response.json()) == (503, {"status": "unavailable"})
         # Once DynamoDB answers again, so does readiness.
         proxy.reset()
         response = await client.get("/readyz")
         assert (response.status_code, response.json()) == (200, {"status": "ready"})
+
+
+async def test_concurrent_probes_share_one_look_at_the_tables(
+    proxy: FaultProxy, settings: Settings, clock: FixedClock
+) -> None:
+    # Probes that arrive while a look is under way wait for it, and take its answer (a
+    # window no loaded machine outlasts, so that no probe looks again after it).
+    async with serving(through(proxy, settings, readyz_cache_seconds=60), clock) as client:
+        answers = await asyncio.gather(*(client.get("/readyz") for _ in range(30)))
+    assert {(answer.status_code, answer.text) for answer in answers} == {
+        (200, '{"status":"ready"}')
+    }
+    assert proxy.received == {"DescribeTable": 5}
+
+
+async def test_rapid_probes_within_the_window_make_one_round_of_calls(
+    proxy: FaultProxy, settings: Settings, clock: FixedClock
+) -> None:
+    # A window no loaded machine outlasts: the count, not a stopwatch, is asserted.
+    remembered = through(proxy, settings, readyz_cache_seconds=60)
+    async with serving(remembered, clock) as client:
+        for _ in range(3):
+            answers = await asyncio.gather(*(client.get("/readyz") for _ in range(10)))
+            assert {answer.status_code for answer in answers} == {200}
+    assert proxy.received == {"DescribeTable": 5}
+
+
+async def test_a_failed_look_is_remembered_too(
+    proxy: FaultProxy, settings: Settings, clock: FixedClock
+) -> None:
+    # Throttled probes must not multiply the calls that are being throttled.
+    proxy.inject("DescribeTable", Throttle("ThrottlingException"), times=1000)
+    remembered = through(proxy, settings, readiness_timeout_seconds=5.0, readyz_cache_seconds=60)
+    async with serving(remembered, clock) as client:
+        first = await client.get("/readyz")
+        calls = proxy.received["DescribeTable"]
+        answers = await asyncio.gather(*(client.get("/readyz") for _ in range(10)))
+    assert first.status_code == 503
+    assert {answer.status_code for answer in answers} == {503}
+    assert proxy.received["DescribeTable"] == calls
+
+
+async def test_with_the_memory_off_every_probe_looks(
+    proxy: FaultProxy, settings: Settings, clock: FixedClock
+) -> None:
+    async with serving(through(proxy, settings, readyz_cache_seconds=0), clock) as client:
+        for _ in range(3):
+            assert (await client.get("/readyz")).status_code == 200
+    assert proxy.received == {"DescribeTable": 15}
