@@ -16,6 +16,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from gateway.app import create_app
 from gateway.cli.demo import ADA, seed_demo
+from gateway.http.last_resort import LastResort
 from gateway.observability.logs import AccessLog
 from gateway.observability.metrics import HttpMetrics
 from gateway.observability.tracing import tracing_from_settings
@@ -63,8 +64,12 @@ def test_tracing_is_off_by_default_and_adds_nothing() -> None:
     assert settings.otel_enabled is False
     assert not tracing.enabled
     assert tracing.schema_extensions == ()
-    # Only the gateway's own access log and metrics: no tracing middleware.
-    assert [getattr(m, "cls", None) for m in app.user_middleware] == [AccessLog, HttpMetrics]
+    # Only the gateway's own access log, last-resort answer and metrics: no tracing middleware.
+    assert [getattr(m, "cls", None) for m in app.user_middleware] == [
+        AccessLog,
+        LastResort,
+        HttpMetrics,
+    ]
     assert not _is_instrumented()
 
 
