@@ -42,6 +42,7 @@ from tests.container import (
     run_once,
 )
 from tests.dynalite_server import DynaliteServer
+from tests.environment import table_variables
 from tests.faults import Delay, FaultProxy, fault_proxy
 from tests.lock_export import exported_versions
 from tests.processes import free_port
@@ -103,13 +104,7 @@ def gateway_environment(endpoint_url: str, tables: TableNames | None = None) -> 
         "INSIGHT_AUTH_HS256_SECRET": SECRET,
     }
     if tables is not None:
-        environment |= {
-            "INSIGHT_TABLE_PAVE": tables.pave,
-            "INSIGHT_TABLE_INCOME_DETECTION": tables.income_detection,
-            "INSIGHT_TABLE_DATACAPTURE": tables.datacapture,
-            "INSIGHT_TABLE_BALANCE_SETTINGS": tables.balance_settings,
-            "INSIGHT_TABLE_LOCKS": tables.locks,
-        }
+        environment |= table_variables(tables)
     return environment
 
 

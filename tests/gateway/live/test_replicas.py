@@ -22,6 +22,7 @@ from loaders.changes import Change
 from loaders.changes.redis_feed import RedisChangeFeed
 from loaders.tables import Table, TableNames
 from tests.change_recorder import Recorder
+from tests.environment import table_variables
 from tests.metrics_text import value
 from tests.processes import free_port
 from tests.redis_server import RedisServer
@@ -36,13 +37,9 @@ class Replica:
     def __init__(self, endpoint_url: str, tables: TableNames, redis_uri: str, log: Path) -> None:
         self.port = free_port()
         env = dict(os.environ)
+        env.update(table_variables(tables))
         env.update(
             INSIGHT_DYNAMODB_ENDPOINT_URL=endpoint_url,
-            INSIGHT_TABLE_PAVE=tables.pave,
-            INSIGHT_TABLE_INCOME_DETECTION=tables.income_detection,
-            INSIGHT_TABLE_DATACAPTURE=tables.datacapture,
-            INSIGHT_TABLE_BALANCE_SETTINGS=tables.balance_settings,
-            INSIGHT_TABLE_LOCKS=tables.locks,
             INSIGHT_SUBSCRIPTIONS="true",
             INSIGHT_CHANGE_FEED_URI=redis_uri,
             INSIGHT_STREAM_LEASE_SECONDS=str(LEASE_SECONDS),

@@ -21,6 +21,7 @@ from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock, SystemClock
 from tests.conftest import CallCounter
+from tests.environment import table_variables
 from tests.gateway.http_client import OTHER_USER, SECRET, gateway_client
 from tests.gateway.protection.test_rate_limit import ONE, THREE, bearer, remaining
 from tests.metrics_text import value
@@ -44,15 +45,10 @@ async def gateway_process(settings: Settings, environ: dict[str, str]) -> AsyncI
     """`uvicorn --factory gateway.asgi:create_app_from_environ` on a free loopback port, as the
     image runs it; yields its base URL once /healthz answers."""
     port = free_port()
-    tables = settings.tables
     env = {
         **os.environ,
         "INSIGHT_DYNAMODB_ENDPOINT_URL": settings.dynamodb_endpoint_url or "",
-        "INSIGHT_TABLE_PAVE": tables.pave,
-        "INSIGHT_TABLE_INCOME_DETECTION": tables.income_detection,
-        "INSIGHT_TABLE_DATACAPTURE": tables.datacapture,
-        "INSIGHT_TABLE_BALANCE_SETTINGS": tables.balance_settings,
-        "INSIGHT_TABLE_LOCKS": tables.locks,
+        **table_variables(settings.tables),
         "INSIGHT_AUTH_HS256_SECRET": SECRET,
         **environ,
     }
