@@ -46,8 +46,8 @@ from schema.cost_policy import GATEWAY_COST_POLICY
 from schema.extensions import CostMeasure
 from schema.principal import Principal
 from schema.root import build_schema
-from tests.metrics_text import total
-from tests.redis_server import RedisServer
+from support.metrics_text import total
+from support.redis_server import RedisServer
 
 SECRET = "bench-protection-secret-0123456789abcdef"
 LISTED = "query Viewer { viewer { id payday { nextDate } alert { alertSent } } }"

@@ -22,7 +22,7 @@ class Backoff:
     cap: float
 
     def ceiling(self, doublings: int) -> float:
-        return min(self.cap, self.base * 2 ** min(doublings, MAX_DOUBLINGS))
+        return min(self.cap, self.base * 2.0 ** min(doublings, MAX_DOUBLINGS))
 
     def pause(self, doublings: int) -> float:
         """The pause after `doublings + 1` failures in a row: jittered below the ceiling."""

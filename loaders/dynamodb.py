@@ -131,7 +131,7 @@ class Dynamo:
         self.max_concurrency = max_concurrency
         self._slots = asyncio.Semaphore(max_concurrency)
         self._unprocessed_deadline = unprocessed_deadline
-        self._backoff = Backoff(backoff_base, backoff_cap)
+        self._unprocessed_backoff = Backoff(backoff_base, backoff_cap)
         # None: DynamoDB's own 1 MB pages.
         self._query_page_size = query_page_size
 
@@ -270,7 +270,7 @@ class Dynamo:
         """Jittered exponential backoff before re-sending unprocessed keys or items;
         gives up rather than sleep past this batch's deadline or the request's (both on
         the event loop's clock)."""
-        delay = self._backoff.pause(attempt)
+        delay = self._unprocessed_backoff.pause(attempt)
         wake = asyncio.get_running_loop().time() + delay
         request_deadline = current_deadline()
         if wake > deadline or (request_deadline is not None and wake > request_deadline):

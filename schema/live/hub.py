@@ -157,7 +157,8 @@ class LiveHub:
         self._debounce = debounce
         self._groups: dict[GroupKey, Group] = {}
         self._by_user: dict[str, set[Group]] = {}
-        self._subscribers: set[Subscriber] = set()
+        #: Every subscriber, with the groups it is in.
+        self._subscribers: dict[Subscriber, list[Group]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._midnight: asyncio.TimerHandle | None = None
 
@@ -216,6 +217,7 @@ class LiveHub:
         )
         canonical = json.dumps(variables or {}, sort_keys=True, default=str)
         scope = read_scope(principal)
+        groups = self._subscribers[subscriber] = []
         for user_id in distinct:
             key = GroupKey(query, operation_name, canonical, scope, user_id)
             group = self._groups.get(key)
@@ -224,23 +226,18 @@ class LiveHub:
                 self._groups[key] = group
                 self._by_user.setdefault(user_id, set()).add(group)
             group.subscribers.add(subscriber)
-            subscriber.groups.append(group)
+            groups.append(group)
             if initial:
                 group.initial.add(subscriber)
                 self._wake(group)
-        self._subscribers.add(subscriber)
         return Events(self, subscriber)
 
     def remove(self, subscriber: Subscriber) -> None:
-        if subscriber not in self._subscribers:
-            return
-        self._subscribers.discard(subscriber)
-        for group in subscriber.groups:
+        for group in self._subscribers.pop(subscriber, ()):
             group.subscribers.discard(subscriber)
             group.initial.discard(subscriber)
             if not group.subscribers:
                 self._drop(group)
-        subscriber.groups.clear()
 
     def _drop(self, group: Group) -> None:
         for timer in (group.timer, group.expiry):

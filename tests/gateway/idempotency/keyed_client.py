@@ -24,7 +24,7 @@ from schema.clock import FixedClock
 from schema.context import build_context
 from schema.principal import WRITER, Principal
 from schema.root import build_schema
-from tests.gateway.http_client import SECRET
+from support.http_client import SECRET
 from tests.schema.test_mutations import WRITER_SERVICE, document
 
 if TYPE_CHECKING:
