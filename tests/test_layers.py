@@ -187,3 +187,20 @@ def test_the_benchmarks_and_the_support_package_never_import_the_tests(
         for name in imported_modules(path, {never})
     ]
     assert offending == []
+
+
+@pytest.mark.parametrize(
+    ("package", "never"),
+    [
+        ("gateway/subscriptions", "gateway.http"),
+        ("gateway/operations", "gateway.http"),
+        ("gateway/operations", "gateway.subscriptions"),
+    ],
+)
+def test_the_transports_share_only_the_transport_neutral_package(package: str, never: str) -> None:
+    offending = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in sorted((ROOT / package).rglob("*.py"))
+        for name in imported_modules(path, {never})
+    ]
+    assert offending == []

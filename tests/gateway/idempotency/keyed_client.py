@@ -13,8 +13,8 @@ import httpx
 
 from gateway.app import create_app
 from gateway.auth.tokens import mint_token
-from gateway.http.graphql_payload import payload_of
 from gateway.idempotency import Answer, Idempotency
+from gateway.operations.payload import payload_of
 from gateway.settings import Settings
 from loaders.codec import from_wire
 from loaders.dynamodb import Dynamo
