@@ -35,7 +35,7 @@ from gateway.resources import client_config, dynamodb_session, settled_collector
 from gateway.settings import Settings
 from schema.clock import SystemClock
 from schema.principal import DASHBOARD
-from tests.dynalite_server import DynaliteServer
+from support.dynalite_server import DynaliteServer
 
 USERS = (1, 10, 100)
 

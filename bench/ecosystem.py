@@ -5,7 +5,7 @@
 Prints:
 - batching: N queries over N different users (N = 3 and 10), sent as one batch and as N
   requests one after another, through the ASGI app over moto's DynamoDB behind a proxy that
-  delays every DynamoDB answer by `--delay-ms` (tests/faults.py): the median wall time of
+  delays every DynamoDB answer by `--delay-ms` (support/faults.py): the median wall time of
   each, and the DynamoDB calls each made (the proxy counts them);
 - field usage: the CPU of counting one operation (`FieldUsage.count`) when its document is
   memoised (every request but the first of a text), and of the first walk, for the every-field
@@ -26,7 +26,6 @@ from collections.abc import Awaitable, Callable
 from graphql import parse
 from prometheus_client import CollectorRegistry
 
-from bench.seed import seed_users
 from gateway.cli.embedded import EmbeddedDynamoDB
 from gateway.observability.field_usage import FieldUsage, coordinates_of
 from gateway.resources import open_dynamo
@@ -35,11 +34,12 @@ from loaders.tables import create_tables
 from schema.clock import SystemClock
 from schema.every_field import every_field
 from schema.root import build_schema
-from tests.faults import Delay, FaultProxy, fault_proxy
-from tests.gateway.http_client import app_client
+from support.faults import Delay, FaultProxy, fault_proxy
+from support.http_client import app_client
+from support.seed import seed_users
 
 SECRET = "bench-ecosystem-secret-0123456789abcdef"
-#: The users the batches read, seeded with the benchmark's full users (bench/seed.py), so
+#: The users the batches read, seeded with the benchmark's full users (support/seed.py), so
 #: that each read returns the rows a real user has.
 BENCH_USERS = [f"bench-u{n:02}" for n in range(10)]
 

@@ -1,6 +1,6 @@
 """The benchmark's separate processes, each on 127.0.0.1: the delay proxy, the replaying
 DynamoDB stand-in and the gateway under uvicorn (dynalite is the tests' own,
-tests/dynalite_server.py). Each is stopped by its own process id when the benchmark ends."""
+support/dynalite_server.py). Each is stopped by its own process id when the benchmark ends."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.processes import free_port as free_port
-from tests.processes import stop
+from support.processes import free_port as free_port
+from support.processes import stop
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -35,9 +35,9 @@ from graphql import parse
 
 from gateway.app import create_app
 from gateway.auth.tokens import mint_token
-from gateway.http.graphql_request import Operation
-from gateway.http.operation_gate import OperationGate
-from gateway.http.response_headers import rate_limit_headers
+from gateway.operations.gate import OperationGate
+from gateway.operations.operation import Operation
+from gateway.operations.response_headers import rate_limit_headers
 from gateway.protection.budget_charge import BudgetCharge
 from gateway.protection.rate_limit import Budgets, start_charges
 from gateway.settings import Settings
@@ -46,8 +46,8 @@ from schema.cost_policy import GATEWAY_COST_POLICY
 from schema.extensions import CostMeasure
 from schema.principal import Principal
 from schema.root import build_schema
-from tests.metrics_text import total
-from tests.redis_server import RedisServer
+from support.metrics_text import total
+from support.redis_server import RedisServer
 
 SECRET = "bench-protection-secret-0123456789abcdef"
 LISTED = "query Viewer { viewer { id payday { nextDate } alert { alertSent } } }"

@@ -36,7 +36,6 @@ from bench.report import (
     write_page,
 )
 from bench.report import targets as check_targets
-from bench.seed import seed_users
 from bench.server import FRONTEND_USER
 from gateway.auth.tokens import mint_token
 from gateway.cli.examples import FRONTEND_QUERY
@@ -48,7 +47,8 @@ from schema.clock import SystemClock
 from schema.every_field import every_field
 from schema.principal import DASHBOARD
 from schema.root import build_schema
-from tests.dynalite_server import DynaliteServer
+from support.dynalite_server import DynaliteServer
+from support.seed import seed_users
 
 USERS = [f"bench-{n:03d}" for n in range(100)]
 SECRET = "bench-secret-" + "0" * 32

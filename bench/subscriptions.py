@@ -42,7 +42,7 @@ from loaders.dynamodb import FinishedCall
 from loaders.tables import Table, TableNames, create_tables
 from schema.clock import SystemClock
 from schema.principal import DASHBOARD
-from tests.gateway.subscriptions.socket_client import serving
+from support.serving import serving
 
 SECRET = "bench-subscriptions-" + "0" * 32
 USER = "bench-live-1"

@@ -16,7 +16,6 @@ from gateway.http.graphiql import GraphiQLDefaults, graphiql_redirect_route, gra
 from gateway.http.graphql_view import GatewayGraphQL
 from gateway.http.last_resort import LastResort
 from gateway.http.operation_choice import OneOperationOrNamed
-from gateway.http.operation_gate import OperationGate
 from gateway.idempotency import OUTCOMES, Idempotency
 from gateway.live import open_live_data
 from gateway.observability.cache_metrics import CacheMetrics
@@ -27,6 +26,7 @@ from gateway.observability.logs import AccessLog
 from gateway.observability.metrics import HttpMetrics, Metrics
 from gateway.observability.subscription_metrics import SubscriptionMetrics
 from gateway.observability.tracing import tracing_from_settings
+from gateway.operations.gate import OperationGate
 from gateway.protection.budget_charge import BudgetCharge
 from gateway.protection.rate_limit import Budgets
 from gateway.resources import open_dynamo, settled_collector

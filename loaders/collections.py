@@ -60,11 +60,6 @@ class Collected:
     def sort_keys(self) -> list[str]:
         return self._sort_keys
 
-    @property
-    def decoded(self) -> int:
-        """How many items have been decoded so far."""
-        return sum(item is not None for item in self._decoded)
-
     def _item(self, index: int) -> Item:
         item = self._decoded[index]
         if item is None:

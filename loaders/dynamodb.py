@@ -4,7 +4,6 @@ concurrency is bounded, the request's deadline is kept and calls are observed in
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
@@ -14,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 from botocore.exceptions import BotoCoreError, ClientError
 
+from loaders.backoff import Backoff
 from loaders.call_log import current_call_log
 from loaders.codec import Item, from_wire, to_wire, value_to_wire
 from loaders.deadline import current_deadline
@@ -131,8 +131,7 @@ class Dynamo:
         self.max_concurrency = max_concurrency
         self._slots = asyncio.Semaphore(max_concurrency)
         self._unprocessed_deadline = unprocessed_deadline
-        self._backoff_base = backoff_base
-        self._backoff_cap = backoff_cap
+        self._unprocessed_backoff = Backoff(backoff_base, backoff_cap)
         # None: DynamoDB's own 1 MB pages.
         self._query_page_size = query_page_size
 
@@ -268,10 +267,10 @@ class Dynamo:
         ]
 
     async def _backoff(self, attempt: int, deadline: float) -> None:
-        """Full-jitter exponential backoff before re-sending unprocessed keys or items;
+        """Jittered exponential backoff before re-sending unprocessed keys or items;
         gives up rather than sleep past this batch's deadline or the request's (both on
         the event loop's clock)."""
-        delay = random.uniform(0, min(self._backoff_cap, self._backoff_base * 2**attempt))
+        delay = self._unprocessed_backoff.pause(attempt)
         wake = asyncio.get_running_loop().time() + delay
         request_deadline = current_deadline()
         if wake > deadline or (request_deadline is not None and wake > request_deadline):

@@ -17,7 +17,7 @@ from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
 from schema.clock import FixedClock
-from tests.redis_server import RedisServer
+from support.redis_server import RedisServer
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient

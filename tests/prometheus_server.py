@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from tests.processes import free_port, stop, wait_until_answered
+from support.processes import free_port, stop, wait_until_answered
 
 STARTUP_SECONDS = 30.0
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from support.processes import free_port, stop, wait_until_answered
 from tests.dockerfile import Stage, global_arguments, read_stages
-from tests.processes import free_port, stop, wait_until_answered
 
 ROOT = Path(__file__).resolve().parents[1]
 STAGES = read_stages(ROOT / "Dockerfile")

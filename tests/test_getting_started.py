@@ -30,8 +30,8 @@ from typing import IO, Any
 
 import httpx
 
+from support.metrics_text import samples, series, value
 from tests.gateway.cli.serving import clean_env, serve
-from tests.metrics_text import samples, series, value
 from tests.ws_clients.node_client import FOLDER as WS_CLIENTS
 from tests.ws_clients.node_client import require_node
 

@@ -28,6 +28,9 @@ from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
 from schema.clock import SystemClock
 from schema.principal import DASHBOARD
+from support.dynalite_server import DynaliteServer
+from support.faults import Delay, FaultProxy, fault_proxy
+from support.processes import free_port
 from tests.conftest import open_test_client, unique_table_names
 from tests.container import (
     IMAGE,
@@ -41,11 +44,8 @@ from tests.container import (
     run_container,
     run_once,
 )
-from tests.dynalite_server import DynaliteServer
 from tests.environment import table_variables
-from tests.faults import Delay, FaultProxy, fault_proxy
 from tests.lock_export import exported_versions
-from tests.processes import free_port
 
 SECRET = "image-tests-secret-0123456789abcdefgh"
 QUERY = f'{{ user(id: "{ADA}") {{ id alert {{ alertSent balanceSetting }} }} }}'

@@ -7,7 +7,7 @@ TYPE_CHECKING alike), so a lazy import cannot hide a cycle between the layers.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -88,3 +88,119 @@ def test_no_module_is_over_the_size_limit(layer: str) -> None:
 def test_gateway_keeps_only_its_entry_points_at_the_top() -> None:
     top = sorted(path.name for path in (ROOT / "gateway").glob("*.py"))
     assert len(top) <= MAX_GATEWAY_TOP_MODULES, top
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_modules(path: Path, known: Collection[str]) -> Iterator[str]:
+    """The project modules `path` imports (a `from package import name` counts as the
+    module `package.name` when there is one, else as `package`), type-only imports too."""
+    package = module_name(path) if path.name == "__init__.py" else module_name(path.parent)
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parent, base] if base else parent)
+            names = [f"{base}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        for name in names:
+            while name and name not in known:
+                name = name.rpartition(".")[0]
+            if name:
+                yield name
+
+
+def import_cycles(graph: Mapping[str, Collection[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(graph[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, targets = work[-1]
+            for target in targets:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(graph[target])))
+                    break
+                if target in on_stack:
+                    low[node] = min(low[node], index[target])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    group = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        group.append(member)
+                        if member == node:
+                            break
+                    if len(group) > 1:
+                        cycles.append(sorted(group))
+    return cycles
+
+
+def test_no_module_imports_itself_back_through_others() -> None:
+    paths = [path for layer in MAY_IMPORT for path in modules(layer)]
+    known = {module_name(path) for path in paths}
+    graph = {
+        module_name(path): {
+            target for target in imported_modules(path, known) if target != module_name(path)
+        }
+        for path in paths
+    }
+    assert import_cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_a_type_only_cycle() -> None:
+    assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert import_cycles({"a": {"b"}, "b": set()}) == []
+
+
+@pytest.mark.parametrize(("package", "never"), [("bench", "tests"), ("support", "tests")])
+def test_the_benchmarks_and_the_support_package_never_import_the_tests(
+    package: str, never: str
+) -> None:
+    offending = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in sorted((ROOT / package).rglob("*.py"))
+        for name in imported_modules(path, {never})
+    ]
+    assert offending == []
+
+
+@pytest.mark.parametrize(
+    ("package", "never"),
+    [
+        ("gateway/subscriptions", "gateway.http"),
+        ("gateway/operations", "gateway.http"),
+        ("gateway/operations", "gateway.subscriptions"),
+    ],
+)
+def test_the_transports_share_only_the_transport_neutral_package(package: str, never: str) -> None:
+    offending = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in sorted((ROOT / package).rglob("*.py"))
+        for name in imported_modules(path, {never})
+    ]
+    assert offending == []

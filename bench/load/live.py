@@ -36,7 +36,7 @@ from bench.load.workload import USERS, Tokens, local_client
 from loaders.codec import Item, to_wire
 from loaders.rows.income_verification import IncomeVerificationRow
 from loaders.tables import TableNames
-from tests.metrics_text import Samples, samples, total
+from support.metrics_text import Samples, samples, total
 
 FRONTEND = """subscription LiveFrontend {
   viewerChanged(initial: true) { id incomeVerification { amountInCents } } }"""

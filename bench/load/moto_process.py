@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.processes import free_port, stop, wait_until_answered
+from support.processes import free_port, stop, wait_until_answered
 
 STARTUP_SECONDS = 30.0
 

@@ -1,4 +1,4 @@
-"""The suite's fault proxy (tests/faults.py) as a process of its own, throttling a share of
+"""The suite's fault proxy (support/faults.py) as a process of its own, throttling a share of
 every DynamoDB read and write call (400 ProvisionedThroughputExceededException, retried by
 botocore like the real one), so that proxying does not load the driver's event loop.
 
@@ -13,7 +13,7 @@ import asyncio
 import random
 import sys
 
-from tests.faults import Throttle, fault_proxy
+from support.faults import Throttle, fault_proxy
 
 OPERATIONS = ("BatchGetItem", "Query", "GetItem", "PutItem", "UpdateItem", "DeleteItem")
 

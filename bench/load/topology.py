@@ -28,7 +28,7 @@ from typing import Protocol
 
 from bench.processes import ROOT, free_port
 from gateway.settings import Settings
-from tests.dynalite_server import DynaliteServer
+from support.dynalite_server import DynaliteServer
 
 NGINX_CONF = ROOT / "deploy" / "nginx.conf"
 SECRET = "load-secret-0123456789abcdef0123456789"

@@ -21,7 +21,6 @@ import aioboto3
 from aiobotocore.config import AioConfig
 
 from bench.load.topology import SECRET
-from bench.seed import seed_users
 from gateway.auth.tokens import mint_token
 from gateway.cli.examples import DASHBOARD_QUERY, FRONTEND_QUERY
 from gateway.resources import dynamodb_session
@@ -31,6 +30,7 @@ from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
 from schema.clock import SystemClock
 from schema.principal import DASHBOARD, WRITER
+from support.seed import seed_users
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient

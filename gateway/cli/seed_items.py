@@ -1,5 +1,5 @@
 """One builder of the items users' entities are stored as, for the demo users
-(`gateway/cli/demo.py`) and the benchmark's (`bench/seed.py`).
+(`gateway/cli/demo.py`) and the benchmark's (`support/seed.py`).
 
 Each entity's row is built here once, from the few values that differ between the two (a
 user, a date, an amount), with its TTL derived as its writer derives it; the callers say

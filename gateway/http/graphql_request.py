@@ -14,20 +14,11 @@ from typing import Any
 from starlette.requests import HTTPConnection, Request
 
 from gateway import idempotency
-from gateway.http.http_problem import BadRequest, HttpProblem
+from gateway.http.http_problem import HttpProblem
 from gateway.http.last_resort import scope_request_id
 from gateway.http.media_types import JSON
-from gateway.http.unicode_text import holds_lone_surrogate
-
-
-@dataclass(frozen=True, slots=True)
-class Operation:
-    query: str | None
-    variables: dict[str, Any] | None
-    operation_name: str | None
-    extensions: dict[str, Any] | None
-    #: A trusted document's id (GraphQL over HTTP's persisted documents draft), in place of query.
-    document_id: str | None = None
+from gateway.operations.operation import BadRequest, Operation
+from gateway.operations.unicode_text import holds_lone_surrogate
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,9 +10,9 @@ import orjson
 from starlette.responses import Response
 from strawberry.types import ExecutionResult
 
-from gateway.http.graphql_payload import formatted, is_request_error, payload_of
 from gateway.http.media_types import GRAPHQL_RESPONSE_JSON
 from gateway.idempotency import Answer
+from gateway.operations.payload import formatted, is_request_error, payload_of
 from gateway.protection.rate_limit import RateLimited, RateLimitUnavailable
 from loaders.errors import GatewayError
 

@@ -35,13 +35,11 @@ from strawberry.types.graphql import OperationType
 from gateway import idempotency
 from gateway import subscriptions as sockets
 from gateway.auth.tokens import TokenVerifier, Unauthenticated
-from gateway.http.batch import OperationKinds, run_in_order
+from gateway.http.batch import run_in_order
 from gateway.http.graphiql import GraphiQLDefaults
 from gateway.http.graphiql_assets import assets_present
-from gateway.http.graphql_payload import payload_of
 from gateway.http.graphql_request import (
     GraphQLRequest,
-    Operation,
     keyed_by_header,
     read_get,
     read_post,
@@ -58,14 +56,17 @@ from gateway.http.graphql_response import (
     refuse_over_budget,
     status_of,
 )
-from gateway.http.http_problem import BadRequest, HttpProblem
+from gateway.http.http_problem import HttpProblem
 from gateway.http.media_types import GRAPHQL_RESPONSE_JSON, JSON, negotiate, prefers_html
-from gateway.http.operation_gate import OperationGate, TrustMode
-from gateway.http.persisted_queries import PersistedQueries
-from gateway.http.response_headers import forbid_framing, protect, rate_limit_headers
 from gateway.idempotency import Answer, Idempotency
 from gateway.observability.field_usage import bind_client
 from gateway.observability.logs import bind_request_id
+from gateway.operations.gate import OperationGate, TrustMode
+from gateway.operations.kinds import OperationKinds
+from gateway.operations.operation import BadRequest, Operation
+from gateway.operations.payload import payload_of
+from gateway.operations.persisted_queries import PersistedQueries
+from gateway.operations.response_headers import forbid_framing, protect, rate_limit_headers
 from gateway.protection.rate_limit import start_charges
 from gateway.resources import app_context
 from gateway.settings import Settings

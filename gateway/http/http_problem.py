@@ -8,13 +8,6 @@ from collections.abc import Mapping
 from loaders.errors import GatewayError
 
 
-class BadRequest(GatewayError):
-    """The HTTP request itself is malformed (not JSON, no query, bad parameters)."""
-
-    code = "BAD_REQUEST"
-    default_message = "Bad request"
-
-
 class HttpProblem(Exception):
     """Raised while reading a request that cannot become a GraphQL operation at all."""
 

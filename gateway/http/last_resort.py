@@ -18,7 +18,7 @@ import orjson
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from gateway.http.response_headers import PROTECTIVE_HEADERS
+from gateway.operations.response_headers import PROTECTIVE_HEADERS
 from schema.errors import INTERNAL_MESSAGE
 
 logger = logging.getLogger("gateway.http")

@@ -11,7 +11,7 @@ default, bounds and one line of documentation. Parsing, the messages naming the 
 
 `int`, `float`, `bool`, `str` and `str | None` (unset by default) are parsed by their
 annotation; any other type names its `parse` (`gateway/configuration/parsers.py`); a check
-across settings is a function in `gateway/configuration/checks.py`. Then `make docs` writes
+across settings is a function in `gateway/settings/checks.py`. Then `make docs` writes
 the configuration page again (a test fails until it does).
 """
 
@@ -29,7 +29,7 @@ from gateway.configuration import (
     read_fields,
     unknown_variables,
 )
-from gateway.configuration.checks import CHECKS
+from gateway.settings.checks import CHECKS
 from gateway.settings.live import LiveSettings
 from schema.extensions import QueryLimits
 

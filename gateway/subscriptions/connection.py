@@ -12,7 +12,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from strawberry.asgi import ASGIWebSocketAdapter
 from strawberry.http.exceptions import NonJsonMessageReceived, NonTextMessageReceived
 
-from gateway.http.unicode_text import holds_lone_surrogate
+from gateway.operations.unicode_text import holds_lone_surrogate
 from gateway.subscriptions.close_codes import ERROR_CODES, MESSAGE_TOO_BIG
 from schema.principal import Principal
 

@@ -15,9 +15,9 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
     NextMessagePayload,
 )
 
-from gateway.http.batch import OperationKinds
-from gateway.http.graphql_payload import formatted, payload_of
 from gateway.idempotency import Answer, Idempotency
+from gateway.operations.kinds import OperationKinds
+from gateway.operations.payload import formatted, payload_of
 from loaders.errors import GatewayError
 from schema.context import Context
 

@@ -59,13 +59,13 @@ from strawberry.types.execution import PreExecutionError
 from strawberry.utils.aio import aclosing
 
 from gateway.auth.tokens import TokenVerifier, Unauthenticated
-from gateway.http.batch import OperationKinds
-from gateway.http.graphql_payload import coded_errors, formatted
-from gateway.http.graphql_request import Operation as RequestOperation
-from gateway.http.http_problem import BadRequest
-from gateway.http.operation_gate import OperationGate
 from gateway.idempotency import Idempotency
 from gateway.observability.subscription_metrics import SubscriptionMetrics
+from gateway.operations.gate import OperationGate
+from gateway.operations.kinds import OperationKinds
+from gateway.operations.operation import BadRequest
+from gateway.operations.operation import Operation as RequestOperation
+from gateway.operations.payload import coded_errors, formatted
 from gateway.subscriptions.close_codes import (
     BAD_REQUEST,
     INIT_TIMEOUT,

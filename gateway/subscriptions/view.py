@@ -12,8 +12,8 @@ from starlette.websockets import WebSocket
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
 from gateway.auth.tokens import TokenVerifier, Unauthenticated
-from gateway.http.response_headers import PROTECTIVE_HEADERS
 from gateway.observability.logs import bind_request_id
+from gateway.operations.response_headers import PROTECTIVE_HEADERS
 from gateway.resources import app_context
 from gateway.settings import Settings
 from gateway.subscriptions.connection import BoundedWebSocketAdapter, Connection

@@ -27,7 +27,7 @@ from typing import Any
 import coredis
 import orjson
 
-from loaders.backoff import backoff_seconds
+from loaders.backoff import Backoff
 from loaders.changes.feed import Change, ChangeListener, ShardPosition
 from loaders.lock import random_name
 from loaders.tables import Table
@@ -56,8 +56,7 @@ class RedisChangeFeed:
         self._channel = channel
         self._health_seconds = health_seconds
         self._timeout = timeout_seconds
-        self._backoff_base = backoff_base
-        self._backoff_cap = backoff_cap
+        self._backoff = Backoff(backoff_base, backoff_cap)
         self._listeners: list[ChangeListener] = []
         self._client: coredis.Redis[bytes] | None = None
         self._connected = False
@@ -139,7 +138,7 @@ class RedisChangeFeed:
             finally:
                 await self._cut_off()
             failures += 1
-            await asyncio.sleep(backoff_seconds(failures, self._backoff_base, self._backoff_cap))
+            await asyncio.sleep(self._backoff.pause(failures))
 
     async def _connect_and_consume(self) -> None:
         client: coredis.Redis[bytes] = coredis.Redis.from_url(

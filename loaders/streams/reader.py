@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from loaders.backoff import backoff_seconds
+from loaders.backoff import Backoff
 from loaders.changes import Change, ChangeFeed, ShardPosition
 from loaders.dynamodb import DynamoDBFailure
 from loaders.errors import DynamoDBUnavailable
@@ -52,6 +52,10 @@ class Pace:
     idle_interval: float = 0.5
     backoff_base: float = 0.25
     backoff_cap: float = 5.0
+
+    @property
+    def backoff(self) -> Backoff:
+        return Backoff(self.backoff_base, self.backoff_cap)
 
 
 class Outcome(enum.Enum):
@@ -282,7 +286,7 @@ class ShardReader:
 
     async def _backoff(self) -> None:
         self._failures += 1
-        pause = backoff_seconds(self._failures - 1, self._pace.backoff_base, self._pace.backoff_cap)
+        pause = self._pace.backoff.pause(self._failures - 1)
         await asyncio.sleep(pause)
 
 

@@ -31,6 +31,7 @@ import strawberry
 from strawberry.types.graphql import OperationType
 
 from loaders import keys
+from loaders.backoff import Backoff
 from loaders.changes import Change, ShardPosition
 from loaders.tables import Table
 from schema.clock import Clock
@@ -45,10 +46,9 @@ logger = logging.getLogger("gateway.subscriptions")
 
 #: How long a woken group waits for more changes before its re-read.
 DEBOUNCE_SECONDS = 0.05
-#: A re-read that DynamoDB could not answer whole is tried again after this, doubling up
-#: to `RETRY_MAX_SECONDS`, until one succeeds (its partial answer is sent meanwhile).
-RETRY_SECONDS = 1.0
-RETRY_MAX_SECONDS = 30.0
+#: A re-read that DynamoDB could not answer whole is tried again after about a second,
+#: doubling up to 30 s, until one succeeds (its partial answer is sent meanwhile).
+RETRY = Backoff(base=1.0, cap=30.0)
 #: The tables whose changes make events (SPEC 7: not the captures, not the locks).
 _USER_TABLES = frozenset({Table.PAVE, Table.INCOME_DETECTION})
 
@@ -104,8 +104,8 @@ class Group:
     initial: set[Subscriber] = field(default_factory=set)
     running: bool = False
     timer: asyncio.TimerHandle | None = None
-    #: The wait before the next retry of a re-read DynamoDB failed (0: none failed).
-    retry: float = 0.0
+    #: Re-reads in a row DynamoDB did not answer whole (0: the last one was whole).
+    failures: int = 0
     #: Wakes the group when the first item its last re-read read expires (its TTL).
     expiry: asyncio.TimerHandle | None = None
     #: The last answer read: an equal new one is replaced by it, so that each subscriber
@@ -157,7 +157,8 @@ class LiveHub:
         self._debounce = debounce
         self._groups: dict[GroupKey, Group] = {}
         self._by_user: dict[str, set[Group]] = {}
-        self._subscribers: set[Subscriber] = set()
+        #: Every subscriber, with the groups it is in.
+        self._subscribers: dict[Subscriber, list[Group]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._midnight: asyncio.TimerHandle | None = None
 
@@ -216,6 +217,7 @@ class LiveHub:
         )
         canonical = json.dumps(variables or {}, sort_keys=True, default=str)
         scope = read_scope(principal)
+        groups = self._subscribers[subscriber] = []
         for user_id in distinct:
             key = GroupKey(query, operation_name, canonical, scope, user_id)
             group = self._groups.get(key)
@@ -224,23 +226,18 @@ class LiveHub:
                 self._groups[key] = group
                 self._by_user.setdefault(user_id, set()).add(group)
             group.subscribers.add(subscriber)
-            subscriber.groups.append(group)
+            groups.append(group)
             if initial:
                 group.initial.add(subscriber)
                 self._wake(group)
-        self._subscribers.add(subscriber)
         return Events(self, subscriber)
 
     def remove(self, subscriber: Subscriber) -> None:
-        if subscriber not in self._subscribers:
-            return
-        self._subscribers.discard(subscriber)
-        for group in subscriber.groups:
+        for group in self._subscribers.pop(subscriber, ()):
             group.subscribers.discard(subscriber)
             group.initial.discard(subscriber)
             if not group.subscribers:
                 self._drop(group)
-        subscriber.groups.clear()
 
     def _drop(self, group: Group) -> None:
         for timer in (group.timer, group.expiry):
@@ -303,24 +300,23 @@ class LiveHub:
             if failed and group.subscribers:
                 self._retry_later(group)
             else:
-                group.retry = 0.0
+                group.failures = 0
             if group.subscribers and (group.dirty or group.initial):
                 self._wake(group)
 
     def _retry_later(self, group: Group) -> None:
         """DynamoDB did not answer the whole re-read: read again later for every subscriber,
         so that the last answer sent is never one with a field DynamoDB failed."""
-        group.retry = min(RETRY_MAX_SECONDS, group.retry * 2 or RETRY_SECONDS)
-        logger.warning(
-            "re-read of user %s incomplete: again in %.0f s", group.key.user_id, group.retry
-        )
+        pause = RETRY.pause(group.failures)
+        group.failures += 1
+        logger.warning("re-read of user %s incomplete: again in %.1f s", group.key.user_id, pause)
 
         def again() -> None:
             if group.subscribers and self._groups.get(group.key) is group:
                 group.dirty = True
                 self._wake(group)
 
-        asyncio.get_running_loop().call_later(group.retry, again, context=contextvars.Context())
+        asyncio.get_running_loop().call_later(pause, again, context=contextvars.Context())
 
     def _expire_at(self, group: Group, expires_at: float | None) -> None:
         """Read the group again just after the first item it read expires (before the next

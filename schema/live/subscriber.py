@@ -5,13 +5,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from schema.live.mailbox import Mailbox, Payload
 from schema.principal import Principal
-
-if TYPE_CHECKING:
-    from schema.live.hub import Group
 
 logger = logging.getLogger("gateway.subscriptions")
 
@@ -68,7 +65,6 @@ class Subscriber:
         self._charge = charge
         self._observer = observer
         self.mailbox = Mailbox()
-        self.groups: list[Group] = []
         self._last_sent: dict[str, Payload] = {}
         #: Answers that waited for the budget (each wait is one refusal).
         self.budget_waits = 0

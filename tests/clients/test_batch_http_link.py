@@ -21,9 +21,9 @@ from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.principal import DASHBOARD
+from support.metrics_text import total
 from tests.conftest import NOW
 from tests.live_server import serve_in_thread
-from tests.metrics_text import total
 
 FOLDER = Path(__file__).parent
 SECRET = "clients-tests-secret-0123456789abcdef"

@@ -31,12 +31,12 @@ from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.principal import DASHBOARD, WRITER
+from support.faults import Throttle, Unprocess, fault_proxy
+from support.processes import free_port
 from tests.deploy.dashboard import load, queries
 from tests.deploy.prometheus_rule import RULES
 from tests.deploy.tools import require
-from tests.faults import Throttle, Unprocess, fault_proxy
 from tests.live_server import serve_in_thread
-from tests.processes import free_port
 from tests.prometheus_server import PrometheusServer
 
 ROOT = Path(__file__).resolve().parents[2]

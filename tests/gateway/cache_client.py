@@ -21,7 +21,7 @@ from loaders.changes import Change, ChangeFeed, ShardPosition
 from loaders.tables import Table
 from schema.clock import FixedClock
 from schema.principal import DASHBOARD, WRITER
-from tests.metrics_text import Samples, samples
+from support.metrics_text import Samples, samples
 
 SECRET = "cache-tests-secret-0123456789abcdef"
 

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from tests.faults import FaultProxy, fault_proxy
+from support.faults import FaultProxy, fault_proxy
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from types_aiobotocore_dynamodb import DynamoDBClient
 
-from bench.seed import seed_users
 from gateway.settings import Settings
 from loaders import keys
 from loaders.changes import Change, ShardPosition
@@ -22,10 +21,11 @@ from loaders.tables import Table, TableNames, create_tables
 from schema.clock import FixedClock
 from schema.every_field import every_field
 from schema.root import build_schema
+from support.metrics_text import value
+from support.seed import seed_users
 from tests.change_recorder import Recorder
 from tests.conftest import unique_table_names
 from tests.gateway.cache_client import CachedGateway, cached_gateway
-from tests.metrics_text import value
 
 FULL_USER = every_field(build_schema()._schema, "User")
 ONE_USER = f"query($id: ID!) {{ user(id: $id) {FULL_USER} }}"

@@ -7,7 +7,7 @@ import pytest
 from gateway.settings import Settings, SettingsError
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
-from tests.gateway.http_client import END_USER, OTHER_USER, gateway_client, tokens
+from support.http_client import END_USER, OTHER_USER, gateway_client, tokens
 
 ENTITIES = (
     "query($r: [_Any!]!) { _entities(representations: $r) "

@@ -24,7 +24,7 @@ from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.principal import DASHBOARD
-from tests.faults import Delay, FaultProxy
+from support.faults import Delay, FaultProxy
 
 SECRET = "shutdown-tests-secret-0123456789abcdef"
 QUERY = f'{{ user(id: "{ADA}") {{ id alert {{ alertSent balanceSetting }} }} }}'

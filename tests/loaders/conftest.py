@@ -11,8 +11,8 @@ import pytest
 
 from gateway.cli.embedded import EmbeddedDynamoDB
 from loaders.tables import TableNames, create_tables
+from support.dynalite_server import DynaliteServer
 from tests.conftest import open_test_client, unique_table_names
-from tests.dynalite_server import DynaliteServer
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient

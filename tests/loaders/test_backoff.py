@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from loaders.backoff import backoff_seconds
+from loaders.backoff import Backoff
 
 
 @pytest.mark.parametrize(
@@ -11,7 +11,7 @@ from loaders.backoff import backoff_seconds
 def test_the_pause_is_between_half_the_ceiling_and_the_ceiling(
     doublings: int, ceiling: float
 ) -> None:
-    pauses = [backoff_seconds(doublings, 0.25, 5.0) for _ in range(200)]
+    pauses = [Backoff(0.25, 5.0).pause(doublings) for _ in range(200)]
     assert all(ceiling / 2 <= pause <= ceiling for pause in pauses)
     # Jittered: replicas failing together do not retry in step.
     assert len(set(pauses)) > 1

@@ -14,7 +14,7 @@ from gateway.resources import open_dynamo
 from gateway.settings import Settings
 from loaders.lock import LockClient, LockNotGranted
 from loaders.tables import TableNames
-from tests.faults import FaultProxy, Lose, fault_proxy
+from support.faults import FaultProxy, Lose, fault_proxy
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient

@@ -12,7 +12,7 @@ from schema.clock import FixedClock
 from schema.context import build_context
 from schema.principal import DASHBOARD, Principal
 from schema.root import build_schema
-from tests.faults import FaultProxy, fault_proxy
+from support.faults import FaultProxy, fault_proxy
 
 DASHBOARD_USER = Principal(sub="dash-1", roles=frozenset({DASHBOARD}))
 
@@ -57,7 +57,7 @@ def data_of(result: ExecutionResult) -> Any:
 ExecuteFn = Callable[..., Awaitable[ExecutionResult]]
 
 
-# The fault tests' proxy (tests/faults.py) and what their `faulty` client (each module's own,
+# The fault tests' proxy (support/faults.py) and what their `faulty` client (each module's own,
 # with its own timeouts) sent through it.
 @pytest.fixture(scope="module")
 async def module_proxy(endpoint_url: str) -> AsyncIterator[FaultProxy]:

@@ -26,7 +26,6 @@ from hypothesis import strategies as st
 from strawberry.extensions import SchemaExtension
 from strawberry.types import ExecutionResult
 
-from bench.seed import user_items
 from gateway.settings import Settings
 from loaders.cache import STREAMED_TABLES, CoherentCache, FeedWatch
 from loaders.changes import ShardPosition
@@ -36,6 +35,7 @@ from schema.clock import FixedClock
 from schema.context import build_context
 from schema.execution.executor import CompiledExecutionContext, CompletionCounts, PassesPlainFields
 from schema.root import build_schema
+from support.seed import user_items
 from tests.conftest import NOW, unique_table_names
 from tests.schema.conftest import DASHBOARD_USER
 

@@ -26,8 +26,8 @@ from loaders.dynamodb import Dynamo, FinishedCall
 from loaders.tables import TableNames, create_tables
 from schema.clock import FixedClock
 from schema.context import build_context
+from support.faults import Delay, Drop, FaultProxy, ServerError, Throttle, Unprocess
 from tests.conftest import NOW
-from tests.faults import Delay, Drop, FaultProxy, ServerError, Throttle, Unprocess
 from tests.schema.conftest import DASHBOARD_USER, data_of
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.scalars import format_decimal
-from tests.gateway.http_client import gateway_client, tokens
+from support.http_client import gateway_client, tokens
 
 
 @pytest.mark.parametrize(

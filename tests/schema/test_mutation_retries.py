@@ -19,8 +19,8 @@ from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
 from schema.clock import FixedClock
 from schema.context import build_context
+from support.faults import FaultProxy, Lose, Throttle, fault_proxy
 from tests.conftest import put_wire_items
-from tests.faults import FaultProxy, Lose, Throttle, fault_proxy
 from tests.schema.test_mutations import (
     WRITER_SERVICE,
     capture_input,

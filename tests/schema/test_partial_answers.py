@@ -3,7 +3,7 @@ retries), or one id is refused: the other users are served exactly as without th
 and the affected user keeps its id and every field whose reads did not fail.
 
 The expectations are the fault-free answers of the same query, read first through the same
-proxy with no rule; the faults are the proxy's hot partition (tests/faults.py)."""
+proxy with no rule; the faults are the proxy's hot partition (support/faults.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from strawberry.types import ExecutionResult
 
-from bench.seed import seed_users
 from gateway.resources import open_dynamo
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo, FinishedCall
@@ -24,8 +23,9 @@ from schema import access_plan
 from schema.clock import FixedClock
 from schema.context import build_context
 from schema.principal import Principal
+from support.faults import FaultProxy
+from support.seed import seed_users
 from tests.conftest import NOW, unique_table_names
-from tests.faults import FaultProxy
 from tests.schema.conftest import DASHBOARD_USER, data_of
 from tests.schema.test_user_queries import EVERY_FIELD
 

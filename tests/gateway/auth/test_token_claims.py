@@ -12,9 +12,9 @@ from gateway.auth.tokens import TokenVerifier, Unauthenticated, hs256_key_from_s
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
+from support import jwt_factory
+from support.http_client import SECRET, gateway_client
 from tests.conftest import NOW
-from tests.gateway import jwt_factory
-from tests.gateway.http_client import SECRET, gateway_client
 
 T = int(NOW.timestamp())
 

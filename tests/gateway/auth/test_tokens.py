@@ -21,7 +21,7 @@ from gateway.auth.tokens import (
 from gateway.settings import Settings, SettingsError
 from schema.clock import FixedClock
 from schema.principal import Principal
-from tests.gateway import jwt_factory
+from support import jwt_factory
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
 T = int(NOW.timestamp())

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.processes import free_port, stop, wait_until_answered
+from support.processes import free_port, stop, wait_until_answered
 
 SCRIPT = Path(sys.executable).parent / "insight-gateway"
 EXPORT = re.compile(r"^export ([A-Z_]+)=(\S+)$", re.M)

@@ -16,7 +16,7 @@ import pytest
 from gateway.cli.demo import DEMO_USERS
 from gateway.cli.main import main, schema_sdl
 from loaders.tables import Table, TableNames
-from tests.processes import free_port
+from support.processes import free_port
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient

@@ -13,7 +13,7 @@ from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.principal import WRITER
-from tests.gateway.http_client import SECRET, app_client
+from support.http_client import SECRET, app_client
 
 EVALUATE = """mutation($input: EvaluateBalanceAlertInput!) {
   evaluateBalanceAlert(input: $input) { decision alert { alertSent balanceSetting } }

@@ -15,8 +15,8 @@ from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.root import build_schema
-from tests.gateway.http_client import END_USER, gateway_client, tokens
-from tests.processes import free_port
+from support.http_client import END_USER, gateway_client, tokens
+from support.processes import free_port
 
 VIEWER = """\
 query Viewer {

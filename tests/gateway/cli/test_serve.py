@@ -19,8 +19,8 @@ from gateway.auth.dev_secret import DEV_SECRET_FILE, load_or_create_dev_secret
 from gateway.auth.tokens import mint_token
 from gateway.cli.examples import FRONTEND_QUERY
 from schema.clock import SystemClock
+from support.processes import free_port
 from tests.gateway.cli.serving import SCRIPT, Served, clean_env, serve
-from tests.processes import free_port
 
 
 def graphql(

@@ -8,7 +8,8 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from gateway.http.batch import OperationKinds, run_in_order
+from gateway.http.batch import run_in_order
+from gateway.operations.kinds import OperationKinds
 
 TWO = 'query Q { viewer { id } } mutation M { markInsightsRefresh(input: {userId: "u"}) { id } }'
 

@@ -18,9 +18,9 @@ from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.principal import DASHBOARD, WRITER
-from tests.faults import Delay, FaultProxy
-from tests.gateway.http_client import app_client
-from tests.metrics_text import by_label
+from support.faults import Delay, FaultProxy
+from support.http_client import app_client
+from support.metrics_text import by_label
 
 SECRET = "batching-tests-secret-0123456789abcdef"
 #: Long enough that a second BatchGetItem sent after the first one's answer would show as a

@@ -15,7 +15,7 @@ from gateway.cli.serve import embedded_graphiql
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
-from tests.gateway.http_client import gateway_client, tokens
+from support.http_client import gateway_client, tokens
 
 BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 QUERY = '{ viewer { id savingsMonths { month } } } # </script><script>alert("x")</script>'

@@ -11,7 +11,7 @@ from starlette.responses import HTMLResponse
 
 from gateway.app import create_app
 from gateway.cli.serve import exposed_token_warning, run_serve
-from gateway.http.response_headers import forbid_framing
+from gateway.operations.response_headers import forbid_framing
 from gateway.settings import Settings
 
 

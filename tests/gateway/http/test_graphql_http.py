@@ -17,8 +17,8 @@ from gateway.http.media_types import GRAPHQL_RESPONSE_JSON, JSON
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
+from support.http_client import END_USER, OTHER_USER, SECRET, gateway_client, tokens
 from tests.conftest import CallCounter
-from tests.gateway.http_client import END_USER, OTHER_USER, SECRET, gateway_client, tokens
 
 VIEWER = "{ viewer { id payday { nextDate } } }"
 
@@ -314,7 +314,7 @@ async def test_rs256_and_es256_tokens_from_a_jwks_file(
 ) -> None:
     from joserfc.jwk import ECKey, RSAKey
 
-    from tests.gateway import jwt_factory
+    from support import jwt_factory
 
     rsa = RSAKey.generate_key(2048, parameters={"kid": "idp-rsa"})
     ec = ECKey.generate_key("P-256", parameters={"kid": "idp-ec"})

@@ -7,7 +7,7 @@ from graphql import GraphQLError, GraphQLSyntaxError, Source
 from strawberry.types import ExecutionResult
 from strawberry.types.execution import PreExecutionError
 
-from gateway.http.graphql_payload import is_request_error, payload_of
+from gateway.operations.payload import is_request_error, payload_of
 from schema.errors import QueryTooComplex
 
 

@@ -17,8 +17,8 @@ from gateway.http.media_types import GRAPHQL_RESPONSE_JSON
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
+from support.http_client import gateway_client, tokens
 from tests.conftest import CallCounter
-from tests.gateway.http_client import gateway_client, tokens
 
 SIBLINGS = "{ " + "viewer { __typename } " * 495 + "}"
 # The same fields, another text: the caches keyed by text do not know it.

@@ -18,8 +18,8 @@ from gateway.http.media_types import GRAPHQL_RESPONSE_JSON, JSON
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
+from support.http_client import END_USER, OTHER_USER, gateway_client, tokens
 from tests.conftest import CallCounter
-from tests.gateway.http_client import END_USER, OTHER_USER, gateway_client, tokens
 
 MAX_BODY = 16_384
 UNSET: Any = object()

@@ -17,8 +17,8 @@ from loaders.dynamodb import Dynamo
 from loaders.lock import LockClient
 from loaders.tables import TableNames
 from schema.clock import FixedClock
+from support.http_client import SECRET, tokens
 from tests.conftest import CallCounter, put_wire_items
-from tests.gateway.http_client import SECRET, tokens
 from tests.schema.test_mutations import document
 
 if TYPE_CHECKING:

@@ -12,8 +12,8 @@ from gateway.http.media_types import GRAPHQL_RESPONSE_JSON, JSON
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
+from support.http_client import gateway_client, tokens
 from tests.conftest import CallCounter
-from tests.gateway.http_client import gateway_client, tokens
 
 TWO_OPERATIONS = "query A { viewer { id } } query B { viewer { lowBalanceAlert } }"
 

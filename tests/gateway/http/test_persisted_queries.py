@@ -5,8 +5,8 @@ from typing import Any
 
 import pytest
 
-from gateway.http.http_problem import BadRequest
-from gateway.http.persisted_queries import (
+from gateway.operations.operation import BadRequest
+from gateway.operations.persisted_queries import (
     PersistedQueries,
     PersistedQueryNotFound,
     PersistedQueryNotSupported,

@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from bench.seed import seed_users
 from gateway.settings import Settings
 from loaders.collections import Collected
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.every_field import every_field
 from schema.root import build_schema
+from support.http_client import gateway_client, tokens
+from support.seed import seed_users
 from tests.conftest import NOW
-from tests.gateway.http_client import gateway_client, tokens
 
 USERS = ["memory-a", "memory-b"]
 QUERY = f"query($ids: [ID!]!) {{ users(ids: $ids) {every_field(build_schema()._schema, 'User')} }}"

@@ -13,8 +13,8 @@ import httpx
 
 from gateway.app import create_app
 from gateway.auth.tokens import mint_token
-from gateway.http.graphql_payload import payload_of
 from gateway.idempotency import Answer, Idempotency
+from gateway.operations.payload import payload_of
 from gateway.settings import Settings
 from loaders.codec import from_wire
 from loaders.dynamodb import Dynamo
@@ -24,7 +24,7 @@ from schema.clock import FixedClock
 from schema.context import build_context
 from schema.principal import WRITER, Principal
 from schema.root import build_schema
-from tests.gateway.http_client import SECRET
+from support.http_client import SECRET
 from tests.schema.test_mutations import WRITER_SERVICE, document
 
 if TYPE_CHECKING:

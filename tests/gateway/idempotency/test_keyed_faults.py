@@ -14,7 +14,7 @@ from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames
 from schema.clock import FixedClock
-from tests.faults import ApplyThenFail, FaultProxy, Lose, fault_proxy
+from support.faults import ApplyThenFail, FaultProxy, Lose, fault_proxy
 from tests.gateway.idempotency.keyed_client import effects, gateway, records, send
 from tests.schema.test_mutations import payday_input
 

@@ -15,9 +15,9 @@ from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.tables import Table, TableNames
 from schema.clock import FixedClock
+from support.metrics_text import value
 from tests.conftest import CallCounter
 from tests.gateway.idempotency.keyed_client import effects, gateway, records, send, writer_token
-from tests.metrics_text import value
 from tests.schema.test_mutations import (
     capture_input,
     detection_input,

@@ -13,7 +13,6 @@ from typing import Any
 import httpx
 import pytest
 
-from bench.seed import seed_users
 from gateway.auth.tokens import mint_token
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
@@ -21,6 +20,7 @@ from loaders.rows.income import IncomeRow
 from loaders.tables import Table
 from schema.clock import SystemClock
 from schema.principal import DASHBOARD
+from support.seed import seed_users
 from tests.gateway.live.test_replicas import Replica, replicas, until
 
 __all__ = ["replicas"]

@@ -21,11 +21,11 @@ import pytest
 from loaders.changes import Change
 from loaders.changes.redis_feed import RedisChangeFeed
 from loaders.tables import Table, TableNames
+from support.metrics_text import value
+from support.processes import free_port
+from support.redis_server import RedisServer
 from tests.change_recorder import Recorder
 from tests.environment import table_variables
-from tests.metrics_text import value
-from tests.processes import free_port
-from tests.redis_server import RedisServer
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient

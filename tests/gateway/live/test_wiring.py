@@ -20,9 +20,9 @@ from gateway.settings import Settings
 from loaders.changes import Change, ChangeFeed
 from loaders.streams import lease_key
 from loaders.tables import Table, TableNames, create_tables
+from support.metrics_text import samples, series, value
 from tests.change_recorder import Recorder
 from tests.conftest import unique_table_names
-from tests.metrics_text import samples, series, value
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient

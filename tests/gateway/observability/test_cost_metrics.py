@@ -7,8 +7,8 @@ from typing import Any
 
 from gateway.settings import Settings
 from schema.clock import FixedClock
-from tests.gateway.http_client import app_client
-from tests.metrics_text import samples, value
+from support.http_client import app_client
+from support.metrics_text import samples, value
 
 SECRET = "cost-metrics-secret-0123456789abcdef"
 ALERTS = '{ users(ids: ["a", "b", "c"]) { alert { alertSent } latestMine { minedAt } } }'

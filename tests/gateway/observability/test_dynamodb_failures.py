@@ -21,7 +21,7 @@ from gateway.settings import Settings
 from loaders.dynamodb import Dynamo, FinishedCall
 from loaders.errors import DynamoDBUnavailable
 from schema.clock import FixedClock
-from tests.faults import (
+from support.faults import (
     Delay,
     Drop,
     Fault,
@@ -30,8 +30,8 @@ from tests.faults import (
     Throttle,
     Unprocess,
 )
+from support.metrics_text import samples, value
 from tests.gateway.observability.test_metrics_and_logs import serving
-from tests.metrics_text import samples, value
 
 MINE = f'{{ user(id: "{ADA}") {{ id alert {{ alertSent }} latestMine {{ minedAt }} }} }}'
 POINTS = f'{{ user(id: "{ADA}") {{ id payday {{ nextDate }} alert {{ alertSent }} }} }}'

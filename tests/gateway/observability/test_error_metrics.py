@@ -15,8 +15,8 @@ import pytest
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
-from tests.gateway.http_client import OTHER_USER, gateway_client, tokens
-from tests.metrics_text import by_label, total
+from support.http_client import OTHER_USER, gateway_client, tokens
+from support.metrics_text import by_label, total
 
 #: (name, request, the code the client sees): one request per code.
 REQUESTS: list[tuple[str, dict[str, Any], str]] = [

@@ -23,7 +23,7 @@ from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.principal import DASHBOARD, WRITER
 from schema.root import build_schema
-from tests.metrics_text import series
+from support.metrics_text import series
 
 SECRET = "usage-tests-secret-0123456789abcdef"
 ALERT = '{ user(id: "u-7") { id alert { alertSent } } }'

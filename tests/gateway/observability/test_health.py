@@ -13,7 +13,7 @@ from gateway.app import create_app
 from gateway.settings import Settings
 from loaders.tables import Table
 from schema.clock import FixedClock
-from tests.faults import Delay, FaultProxy, Throttle
+from support.faults import Delay, FaultProxy, Throttle
 
 #: One look at the tables: a DescribeTable for each.
 ONE_LOOK = {"DescribeTable": len(Table)}

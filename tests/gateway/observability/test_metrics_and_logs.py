@@ -20,9 +20,9 @@ from gateway.observability.logs import JsonFormatter, RequestIdFilter
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
-from tests.faults import FaultProxy, Refuse, Throttle, Unprocess
-from tests.gateway.http_client import app_client
-from tests.metrics_text import samples, value
+from support.faults import FaultProxy, Refuse, Throttle, Unprocess
+from support.http_client import app_client
+from support.metrics_text import samples, value
 
 SECRET = "metrics-tests-secret-0123456789abcdef"
 POINTS = f'{{ user(id: "{ADA}") {{ id payday {{ nextDate }} alert {{ alertSent }} }} }}'

@@ -6,7 +6,7 @@ from __future__ import annotations
 from prometheus_client.exposition import generate_latest
 
 from gateway.observability.metrics import Metrics
-from tests.metrics_text import samples, value
+from support.metrics_text import samples, value
 
 
 def test_process_metrics_are_in_the_apps_registry() -> None:

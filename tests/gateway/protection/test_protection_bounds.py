@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from gateway.http.operation_gate import UntrustedLog
+from gateway.operations.gate import UntrustedLog
 from gateway.protection.rate_limit import StorageAlarm
 
 

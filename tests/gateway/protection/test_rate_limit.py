@@ -16,9 +16,9 @@ from gateway.settings import Settings, SettingsError
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.principal import DASHBOARD, WRITER
+from support.http_client import END_USER, OTHER_USER, SECRET, gateway_client
+from support.metrics_text import value
 from tests.conftest import CallCounter
-from tests.gateway.http_client import END_USER, OTHER_USER, SECRET, gateway_client
-from tests.metrics_text import value
 
 ONE = "{ viewer { id payday { nextDate } } }"  # cost 1: one User field
 THREE = "{ viewer { savingsMonths(months: 3) { month } } }"  # cost 3: months multiply

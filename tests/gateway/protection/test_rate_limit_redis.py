@@ -20,13 +20,13 @@ from gateway.auth.tokens import mint_token
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock, SystemClock
+from support.http_client import OTHER_USER, SECRET, gateway_client
+from support.metrics_text import value
+from support.processes import free_port
+from support.redis_server import RedisServer
 from tests.conftest import CallCounter
 from tests.environment import table_variables
-from tests.gateway.http_client import OTHER_USER, SECRET, gateway_client
 from tests.gateway.protection.test_rate_limit import ONE, THREE, bearer, remaining
-from tests.metrics_text import value
-from tests.processes import free_port
-from tests.redis_server import RedisServer
 
 STARTUP_SECONDS = 30.0
 

@@ -20,9 +20,9 @@ from gateway.protection.trusted_documents import ManifestError
 from gateway.settings import Settings, SettingsError
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
+from support.http_client import END_USER, gateway_client, tokens
+from support.metrics_text import value
 from tests.conftest import CallCounter
-from tests.gateway.http_client import END_USER, gateway_client, tokens
-from tests.metrics_text import value
 
 LISTED = "query Viewer { viewer { id payday { nextDate } } }"
 RELAY_ID = "5f3e0c1b9a"  # Relay's ids are its own (md5 by default), not a SHA-256

@@ -20,8 +20,8 @@ from loaders.dynamodb import FinishedCall
 from loaders.tables import Table
 from schema.clock import FixedClock
 from schema.principal import DASHBOARD, WRITER
+from support.metrics_text import Samples, samples
 from tests.gateway.subscriptions.socket_client import Socket, serving
-from tests.metrics_text import Samples, samples
 
 SECRET = "live-tests-secret-0123456789abcdef"
 USER = "u-1"

@@ -5,42 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import uvicorn
-from starlette.types import ASGIApp
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
+
+from support.serving import serving as serving
 
 PROTOCOL = "graphql-transport-ws"
 #: Generous bounds for a loaded 2-core machine: a test waits at most this for a message.
 WAIT_SECONDS = 10.0
-
-
-@asynccontextmanager
-async def serving(app: ASGIApp) -> AsyncIterator[str]:
-    """Serve `app` (its lifespan included) until the block ends; yields `ws://…/graphql`."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", ws_max_size=16 * 1024 * 1024)
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    try:
-        for _ in range(500):
-            if server.started or task.done():
-                break
-            await asyncio.sleep(0.02)
-        assert server.started, "uvicorn did not start"
-        yield f"ws://127.0.0.1:{port}/graphql"
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, 15)
-        sock.close()
 
 
 class Socket:

@@ -13,6 +13,7 @@ import httpx
 from gateway.settings import Settings
 from loaders.tables import Table
 from schema.clock import FixedClock
+from support.metrics_text import value
 from tests.conftest import put_wire_items
 from tests.gateway.subscriptions.conftest import (
     SETTING_QUERY,
@@ -22,7 +23,6 @@ from tests.gateway.subscriptions.conftest import (
     set_low_balance_alert,
 )
 from tests.gateway.subscriptions.socket_client import Socket, open_socket
-from tests.metrics_text import value
 from tests.schema.test_mutations import last_page_item
 from tests.schema.test_user_fields import payday_item
 

@@ -15,6 +15,7 @@ import pytest
 from gateway.observability.logs import RequestIdFilter
 from gateway.settings import Settings
 from schema.clock import FixedClock
+from support.metrics_text import by_label
 from tests.gateway.subscriptions.conftest import (
     OTHER,
     SETTING_QUERY,
@@ -23,7 +24,6 @@ from tests.gateway.subscriptions.conftest import (
     live_gateway,
 )
 from tests.gateway.subscriptions.socket_client import Socket, open_socket
-from tests.metrics_text import by_label
 
 ERRORS = "gateway_graphql_errors_total"
 

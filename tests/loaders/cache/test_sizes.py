@@ -11,7 +11,6 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from bench.seed import user_items
 from gateway.settings import Settings
 from loaders.cache import CoherentCache, FeedWatch
 from loaders.cache.items import ROWS_PER_ITEM_SIZE, row_of
@@ -29,6 +28,7 @@ from loaders.rows.mine import RECURRING, RITUAL, MineRow, expense_from_item
 from loaders.rows.payday import PaydayRow
 from loaders.rows.scores import ScoreRow
 from loaders.tables import Table
+from support.seed import user_items
 from tests.conftest import NOW
 
 USERS = 20

@@ -16,8 +16,8 @@ from loaders.changes import Change, ShardPosition
 from loaders.changes.factory import open_change_feed
 from loaders.changes.redis_feed import FeedUnavailable, RedisChangeFeed
 from loaders.tables import Table
+from support.redis_server import RedisServer
 from tests.change_recorder import Recorder
-from tests.redis_server import RedisServer
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import re
 from collections import OrderedDict
 from typing import Any
 
-from gateway.http.http_problem import BadRequest
+from gateway.operations.operation import BadRequest
 from loaders.errors import GatewayError
 
 APQ_VERSION = 1

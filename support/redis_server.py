@@ -10,7 +10,7 @@ import socket
 import subprocess
 import time
 
-from tests.processes import free_port
+from support.processes import free_port
 
 STARTUP_SECONDS = 10.0
 

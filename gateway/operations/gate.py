@@ -18,9 +18,8 @@ from enum import StrEnum
 
 from graphql import GraphQLSchema
 
-from gateway.http.graphql_request import Operation
-from gateway.http.http_problem import BadRequest
-from gateway.http.persisted_queries import (
+from gateway.operations.operation import BadRequest, Operation
+from gateway.operations.persisted_queries import (
     PersistedQueries,
     PersistedQueryNotFound,
     persisted_query_hash,

@@ -20,7 +20,7 @@ from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import Clock, FixedClock
 from schema.principal import DASHBOARD, WRITER
-from tests.gateway import jwt_factory
+from support import jwt_factory
 
 SECRET = "http-tests-secret-0123456789abcdef"
 OTHER_SECRET = "another-secret-0123456789abcdefghij"

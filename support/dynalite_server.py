@@ -8,7 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 
-FOLDER = Path(__file__).parent / "dynalite"
+FOLDER = Path(__file__).resolve().parent.parent / "tests" / "dynalite"
 STARTUP_SECONDS = 20.0
 
 

@@ -4,15 +4,12 @@ takes the settings and raises `SettingsError` naming the variables."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from gateway.configuration.fields import SettingsError, declared
-
-if TYPE_CHECKING:
-    from gateway.settings import Settings
+from gateway.settings.requests import RequestSettings
 
 
-def _trusted_documents_have_a_manifest(settings: Settings) -> None:
+def _trusted_documents_have_a_manifest(settings: RequestSettings) -> None:
     mode = settings.trusted_documents
     if mode != "off" and settings.trusted_documents_file is None:
         env = {name: variable.env for name, variable in declared(type(settings))}
@@ -20,4 +17,4 @@ def _trusted_documents_have_a_manifest(settings: Settings) -> None:
         raise SettingsError(f"{env['trusted_documents']}={mode} needs {manifest} (the manifest)")
 
 
-CHECKS: tuple[Callable[[Settings], None], ...] = (_trusted_documents_have_a_manifest,)
+CHECKS: tuple[Callable[[RequestSettings], None], ...] = (_trusted_documents_have_a_manifest,)
