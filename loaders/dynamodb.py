@@ -94,6 +94,29 @@ class BatchGot:
     failed: dict[ItemKey, DynamoDBUnavailable]
 
 
+def written(
+    table_name: str,
+    target: str,
+    item: Mapping[str, Any],
+    condition: str | None = None,
+    names: Mapping[str, str] | None = None,
+    values: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The wire parameters of a write: `item` (python values) as its `target` ("Item" for a
+    Put, "Key" for a ConditionCheck), with its condition, for PutItem and for a
+    TransactWriteItems entry alike."""
+    params: dict[str, Any] = {"TableName": table_name, target: to_wire(item)}
+    if condition is not None:
+        params["ConditionExpression"] = condition
+    if names:
+        params["ExpressionAttributeNames"] = dict(names)
+    if values:
+        params["ExpressionAttributeValues"] = {
+            name: value_to_wire(value) for name, value in values.items()
+        }
+    return params
+
+
 class Dynamo:
     """The process-wide DynamoDB door, over one aioboto3 client opened in the lifespan.
 
@@ -339,15 +362,7 @@ class Dynamo:
         values: Mapping[str, Any] | None = None,
     ) -> None:
         """PutItem of a python-value item, optionally conditional (raises ConditionFailed)."""
-        params: dict[str, Any] = {"TableName": self.tables.name(table), "Item": to_wire(item)}
-        if condition is not None:
-            params["ConditionExpression"] = condition
-        if names:
-            params["ExpressionAttributeNames"] = dict(names)
-        if values:
-            params["ExpressionAttributeValues"] = {
-                name: value_to_wire(value) for name, value in values.items()
-            }
+        params = written(self.tables.name(table), "Item", item, condition, names, values)
         await self.call("put_item", **params)
 
     async def put_many(self, items: Sequence[tuple[Table, Item]]) -> None:

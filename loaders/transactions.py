@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from loaders.call_log import current_call_log
-from loaders.codec import Item, to_wire, value_to_wire
-from loaders.dynamodb import ConditionFailed, Dynamo, TransactionCanceled
+from loaders.codec import Item
+from loaders.dynamodb import ConditionFailed, Dynamo, TransactionCanceled, written
 from loaders.tables import Table
 
 T = TypeVar("T")
@@ -60,20 +60,12 @@ class Staged:
 
     def wire(self, dynamo: Dynamo) -> dict[str, Any]:
         """The entry as a TransactWriteItems element."""
-        body: dict[str, Any] = {"TableName": dynamo.tables.name(self.table)}
+        name = dynamo.tables.name(self.table)
         if self.item is not None:
-            body["Item"] = to_wire(self.item)
+            body = written(name, "Item", self.item, self.condition, self.names, self.values)
         else:
             assert self.key is not None
-            body["Key"] = to_wire(self.key)
-        if self.condition is not None:
-            body["ConditionExpression"] = self.condition
-        if self.names:
-            body["ExpressionAttributeNames"] = dict(self.names)
-        if self.values:
-            body["ExpressionAttributeValues"] = {
-                name: value_to_wire(value) for name, value in self.values.items()
-            }
+            body = written(name, "Key", self.key, self.condition, self.names, self.values)
         return {"Put" if self.item is not None else "ConditionCheck": body}
 
 

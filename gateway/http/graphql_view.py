@@ -343,14 +343,9 @@ class GatewayGraphQL(sockets.SubscriptionSockets, GraphQL[Context, None]):  # ty
         """The operation executed; a keyed mutation through its key's record (answered
         with its HTTP status: `media_type` None in a batch, where each answer is 200)."""
         try:
+            is_mutation = self.kinds.is_mutation(text, operation.operation_name)
             keyed = self.keys.keyed(
-                text=text,
-                operation_name=operation.operation_name,
-                variables=operation.variables,
-                extensions=operation.extensions,
-                principal=context.principal,
-                is_mutation=method == "POST"
-                and self.kinds.is_mutation(text, operation.operation_name),
+                operation, text, context.principal, is_mutation=method == "POST" and is_mutation
             )
         except GatewayError as refused:
             if media_type is None:

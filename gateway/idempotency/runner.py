@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -48,6 +48,19 @@ NOT_WRITTEN = (
     "Not written: another field of this keyed operation was refused, and a keyed "
     "operation is written whole or not at all"
 )
+
+
+class SentOperation(Protocol):
+    """An operation as either transport received it (its key is in `extensions`)."""
+
+    @property
+    def operation_name(self) -> str | None: ...
+
+    @property
+    def variables(self) -> Mapping[str, Any] | None: ...
+
+    @property
+    def extensions(self) -> Mapping[str, Any] | None: ...
 
 
 @dataclass(slots=True)
@@ -95,26 +108,20 @@ class Idempotency:
         )
 
     def keyed(
-        self,
-        *,
-        text: str,
-        operation_name: str | None,
-        variables: Mapping[str, Any] | None,
-        extensions: Mapping[str, Any] | None,
-        principal: Principal,
-        is_mutation: bool,
+        self, operation: SentOperation, text: str, principal: Principal, *, is_mutation: bool
     ) -> KeyedOperation | None:
-        """The operation's key and fingerprint; None for a query (keys are ignored) or an
-        unkeyed mutation. Raises InvalidIdempotencyKey, or IdempotencyKeyRequired."""
+        """The operation's key and fingerprint (of `text`, the document it runs); None for
+        a query (keys are ignored) or an unkeyed mutation. Raises InvalidIdempotencyKey, or
+        IdempotencyKeyRequired."""
         if not is_mutation:
             return None
-        key = extension_key(extensions)
+        key = extension_key(operation.extensions)
         if key is None:
             if self.required:
                 self._count("required")
                 raise IdempotencyKeyRequired()
             return None
-        shown = fingerprint(text, operation_name, variables, self.max_tokens)
+        shown = fingerprint(text, operation.operation_name, operation.variables, self.max_tokens)
         return KeyedOperation(principal.sub, key, shown)
 
     async def run(

@@ -42,14 +42,8 @@ async def answered_keyed(
     """Answer `operation` when it is a keyed mutation (or a mutation refused for want of a
     key); False when it is anything else, for the handler to run as usual."""
     try:
-        keyed = view.keys.keyed(
-            text=query,
-            operation_name=operation.operation_name,
-            variables=operation.variables,
-            extensions=operation.extensions,
-            principal=context.principal,
-            is_mutation=view.kinds.is_mutation(query, operation.operation_name),
-        )
+        is_mutation = view.kinds.is_mutation(query, operation.operation_name)
+        keyed = view.keys.keyed(operation, query, context.principal, is_mutation=is_mutation)
     except GatewayError as refused:
         await _send_errors(operation, [formatted(refused)])
         return True

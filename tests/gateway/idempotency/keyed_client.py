@@ -14,6 +14,7 @@ import httpx
 from gateway.app import create_app
 from gateway.auth.tokens import mint_token
 from gateway.idempotency import Answer, Idempotency
+from gateway.operations.operation import Operation
 from gateway.operations.payload import payload_of
 from gateway.settings import Settings
 from loaders.codec import from_wire
@@ -99,14 +100,8 @@ async def keyed_mutation(
     keys = Idempotency.from_settings(settings)
     text, variables = document(mutation), {"input": input}
     context = build_context(dynamo=dynamo, principal=principal, clock=clock)
-    keyed = keys.keyed(
-        text=text,
-        operation_name=None,
-        variables=variables,
-        extensions={"idempotencyKey": key},
-        principal=principal,
-        is_mutation=True,
-    )
+    sent = Operation(text, variables, None, {"idempotencyKey": key})
+    keyed = keys.keyed(sent, text, principal, is_mutation=True)
     assert keyed is not None
     schema = build_schema()
 
