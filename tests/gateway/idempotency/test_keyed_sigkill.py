@@ -30,6 +30,7 @@ from schema.principal import WRITER
 from tests.environment import table_variables
 from tests.faults import ApplyThenHang, FaultProxy, fault_proxy
 from tests.gateway.idempotency.keyed_client import effects, records
+from tests.metrics_text import value
 from tests.processes import free_port
 from tests.schema.test_mutations import document, payday_input
 
@@ -152,8 +153,12 @@ async def test_a_replica_killed_between_commit_and_answer_leaves_one_effect_and_
             await sent
         retried = await client.post(b.url + "/graphql", json=body, headers=headers)
         again = await client.post(b.url + "/graphql", json=body, headers=headers)
+        metrics = (await client.get(b.url + "/metrics")).text
 
     assert proxy.received["TransactWriteItems"] == 1
+    # B ran nothing: both its answers were the record's.
+    assert value(metrics, "gateway_idempotency_total", outcome="replayed") == 2
+    assert value(metrics, "gateway_idempotency_total", outcome="first") == 0
     assert retried.status_code == 200
     assert retried.headers["Idempotency-Replayed"] == "true"
     [record] = await records(dynamodb, tables)
