@@ -12,3 +12,9 @@ else:
     from bench.run import main
 
 main()
+if not sys.argv[1:]:
+    # The whole of `make bench` ends with the mutations' rows, over a moto server of their
+    # own (under a minute): bench/writes.py.
+    from bench.writes import main as writes
+
+    writes()

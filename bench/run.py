@@ -1,5 +1,4 @@
-"""`make bench`: one table of the gateway's cost against dynalite, beside its floors (and, at
-the end, the mutations' rows over moto's server: bench/writes.py).
+"""`make bench`: one table of the gateway's cost against dynalite, beside its floors.
 
 Every row is measured in this run, on this machine: sequential requests after a warm-up,
 bounded in count and time. Latency is the client's; CPU is the server process's own
@@ -292,8 +291,7 @@ async def profile(endpoint: str) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """`python -m bench` runs everything; `python -m bench throughput` only the frontend
-    query's throughput (a minute and a half); `python -m bench cache`: bench/cache_rows.py;
-    `python -m bench writes`: bench/writes.py (the mutations' rows, over moto's server)."""
+    query's throughput (a minute and a half); `python -m bench cache`: bench/cache_rows.py."""
     only_throughput = (sys.argv[1:] if argv is None else argv) == ["throughput"]
     os.environ.setdefault("AWS_ACCESS_KEY_ID", "bench")
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "bench")
@@ -395,10 +393,6 @@ def run(dynalite_port: int, dynalite_pid: int, only_throughput: bool = False) ->
     print()
     print(frontend_profile)
     asyncio.run(profile(dynalite_url))
-    # The retry-safe mutations' rows, over a moto server of their own (under a minute).
-    from bench.writes import run_writes
-
-    run_writes()
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ be counted in the tables afterwards, read straight from moto:
 The rate: moto's own rate of TransactWriteItems is probed first (a keyed mutation costs
 moto a GetItem and a TransactWriteItems, some writers a read or a lock more, and moto copies
 each table a transaction touches), and the phase runs at a fraction of it.
+
+Its writes are bench/load/write_jobs.py's, judged by bench/load/write_judge.py.
 """
 
 from __future__ import annotations
@@ -25,12 +27,8 @@ import asyncio
 import dataclasses
 import json
 import re
-import statistics
 import time
-import uuid
-from collections import Counter, defaultdict
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections import Counter
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -39,13 +37,16 @@ import aiohttp
 
 from bench.load.topology import SECRET, Topology
 from bench.load.workload import local_client
+from bench.load.write_jobs import KINDS, WRITER_SUB, WriteJob
+from bench.load.write_jobs import seed_writes as seed_writes
+from bench.load.write_jobs import write_jobs as write_jobs
+from bench.load.write_judge import Outcome, WritesResult, judge_writes
 from gateway.auth.tokens import mint_token
-from loaders.codec import from_wire, to_wire
-from loaders.tables import Table, TableNames, create_tables
+from loaders.codec import to_wire
+from loaders.tables import TableNames, create_tables
 from schema.clock import SystemClock
 from schema.principal import WRITER
 
-WRITER_SUB = "load-writer"
 #: The replicas' settings: every mutation must carry a key (as the production overlay has
 #: it), and a writer's budget the phase cannot exhaust.
 WRITES_SETTINGS = {
@@ -64,180 +65,6 @@ PROBE_TRANSACTIONS = 200
 #: tables grow (a keyed mutation also costs moto a GetItem, some writers a read or a lock).
 RATE_SHARE = 0.1
 MAX_RATE = 4.0
-USER = re.compile(r"lw-\d{5}")
-#: Alerts are on for every write's user, below a balance the alerts' writes go under.
-THRESHOLD = 50
-
-SELECTIONS = {
-    "recordPaydayPrediction": "loanId createdDate",
-    "setIncomeVerification": "amountInCents lastUpdated",
-    "recordSavingsSnapshot": "month totalAvailable updatedDate",
-    "markInsightsRefresh": "label updatedDate",
-    "recordLastPage": "paveRequestId page updatedDate",
-    "recordIncomeDetectionRun": "runDate mlPredictionId",
-    "recordFloatMeV2Capture": "filteredTransactions { pk sk } predictedPayday { pk sk }",
-    "evaluateBalanceAlert": "decision alert { alertSent updatedDate }",
-}
-INPUT_TYPES = {
-    "recordPaydayPrediction": "RecordPaydayPredictionInput",
-    "setIncomeVerification": "SetIncomeVerificationInput",
-    "recordSavingsSnapshot": "RecordSavingsSnapshotInput",
-    "markInsightsRefresh": "MarkInsightsRefreshInput",
-    "recordLastPage": "RecordLastPageInput",
-    "recordIncomeDetectionRun": "RecordIncomeDetectionRunInput",
-    "recordFloatMeV2Capture": "RecordFloatMeV2CaptureInput",
-    "evaluateBalanceAlert": "EvaluateBalanceAlertInput",
-}
-KINDS = tuple(SELECTIONS)
-#: The items one run of each kind leaves, by table (the alert's balance setting is seeded).
-EFFECTS: dict[str, dict[Table, int]] = {
-    "recordPaydayPrediction": {Table.PAVE: 1, Table.DATACAPTURE: 1},
-    "setIncomeVerification": {Table.PAVE: 1},
-    "recordSavingsSnapshot": {Table.PAVE: 1},
-    "markInsightsRefresh": {Table.PAVE: 1},
-    "recordLastPage": {Table.PAVE: 1},
-    "recordIncomeDetectionRun": {Table.INCOME_DETECTION: 1},
-    "recordFloatMeV2Capture": {Table.DATACAPTURE: 2},
-    "evaluateBalanceAlert": {Table.PAVE: 1},
-}
-COUNTED = (Table.PAVE, Table.INCOME_DETECTION, Table.DATACAPTURE)
-
-
-def document(kind: str) -> str:
-    return (
-        f"mutation Write($input: {INPUT_TYPES[kind]}!) "
-        f"{{ {kind}(input: $input) {{ {SELECTIONS[kind]} }} }}"
-    )
-
-
-def user_input(kind: str, user: str, n: int) -> dict[str, Any]:
-    """A write of `kind` for `user`; no input names a time, so each run stamps its own."""
-    payroll: dict[str, Any] = {
-        "transactionId": f"t-{n}",
-        "name": "ACME",
-        "amount": "1500.00",
-        "date": "2026-11-27",
-    }
-    inputs: dict[str, dict[str, Any]] = {
-        "recordPaydayPrediction": {
-            "userId": user,
-            "loanId": f"loan-{n}",
-            "detectionUsed": "FLOATME_V2_PAYDAY_CALCULATION",
-            "nextDate": "2026-12-11",
-            "source": "ACME PAYROLL",
-            "frequency": "biweekly",
-            "v2": {"payday": "2026-12-11", "frequency": "biweekly"},
-        },
-        "setIncomeVerification": {
-            "userId": user,
-            "txnName": "ACME PAYROLL",
-            "txnId": f"txn-{n}",
-            "amountInCents": 100_000 + n,
-            "payFrequency": "biweekly",
-            "institutionId": "ins-3",
-            "verificationStatus": "approved",
-            "isValid": True,
-            "notes": ["writes phase"],
-            "verificationSource": "mx",
-        },
-        "recordSavingsSnapshot": {
-            "userId": user,
-            "accounts": [{"accountId": "acc-1", "amount": f"{n}.50", "subtype": "savings"}],
-        },
-        "markInsightsRefresh": {"userId": user},
-        "recordLastPage": {"userId": user, "paveRequestId": f"req-{n}", "page": n % 97 + 1},
-        "recordIncomeDetectionRun": {
-            "userId": user,
-            "methodResults": [{"method": "a", "transactions": [payroll]}],
-            "mlPredictionId": f"pred-{n}",
-        },
-        "recordFloatMeV2Capture": {
-            "userId": user,
-            "filteredTransactions": [payroll],
-            "predictedPayday": "2026-12-11",
-            "frequency": "biweekly",
-        },
-        "evaluateBalanceAlert": {"userId": user, "availableBalance": "10", "currentBalance": "12"},
-    }
-    return inputs[kind]
-
-
-@dataclass(frozen=True, slots=True)
-class WriteJob:
-    n: int
-    kind: str
-    user: str
-    key: str
-    body: dict[str, Any]
-
-
-def write_jobs(count: int) -> list[WriteJob]:
-    made = []
-    for n in range(count):
-        kind, user = KINDS[n % len(KINDS)], f"lw-{n:05d}"
-        body = {"query": document(kind), "variables": {"input": user_input(kind, user, n)}}
-        made.append(WriteJob(n, kind, user, f"lw-{uuid.uuid4().hex}", body))
-    return made
-
-
-@dataclass
-class Outcome:
-    job: WriteJob
-    attempts: int = 0
-    #: Each answer heard (a 200 without errors): its JSON, and whether it said it was replayed.
-    answers: list[tuple[Any, bool]] = field(default_factory=list)
-    failures: list[str] = field(default_factory=list)
-    #: Seconds from the first send to the first answer heard (retries included).
-    until_answered: float | None = None
-
-
-@dataclass
-class WritesResult:
-    writes: int
-    moto_transactions_per_second: float
-    rate: float
-    elapsed: float = 0.0
-    outcomes: list[Outcome] = field(default_factory=list)
-    #: Seconds of each attempt that was answered 200 without errors.
-    latencies: list[float] = field(default_factory=list)
-    restarts: list[tuple[str, float]] = field(default_factory=list)
-    duplicated: list[str] = field(default_factory=list)
-    lost: list[str] = field(default_factory=list)
-    unanswered: list[str] = field(default_factory=list)
-    differing: list[str] = field(default_factory=list)
-    failures: Counter[str] = field(default_factory=Counter)
-
-    #: Requests moto's server answered during the phase (every replica's calls).
-    moto_requests: int = 0
-    #: Instants and item keys shown by answers and found in their own write's items.
-    stamps_checked: int = 0
-
-    @property
-    def retried(self) -> int:
-        return sum(1 for o in self.outcomes if o.failures)
-
-    @property
-    def replays(self) -> int:
-        return sum(replayed for o in self.outcomes for _, replayed in o.answers)
-
-    def percentile_ms(self, values: list[float], share: float) -> float:
-        ordered = sorted(values)
-        if not ordered:
-            return float("nan")
-        if share == 0.5:
-            return statistics.median(ordered) * 1000
-        return ordered[min(len(ordered) - 1, int(len(ordered) * share))] * 1000
-
-
-async def seed_writes(endpoint: str, jobs: list[WriteJob]) -> None:
-    """The six tables, and every alert user's threshold (their balance settings)."""
-    async with local_client(endpoint) as client:
-        names = TableNames()
-        await create_tables(client, names, ttl=False, streams=False)
-        for job in jobs:
-            if job.kind == "evaluateBalanceAlert":
-                item = {"user_id": job.user, "low_balance_alert": THRESHOLD}
-                await client.put_item(TableName=names.balance_settings, Item=to_wire(item))
 
 
 def probe_tables() -> TableNames:
@@ -382,97 +209,6 @@ async def rolling_restart(topo: Topology, result: WritesResult) -> None:
     for replica in topo.replicas:
         away = await asyncio.to_thread(replica.restart)
         result.restarts.append((replica.name, away))
-
-
-async def scan(client: Any, table: str) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
-    start: dict[str, Any] | None = None
-    while True:
-        page = await client.scan(
-            TableName=table, ConsistentRead=True, **({"ExclusiveStartKey": start} if start else {})
-        )
-        items += [from_wire(item) for item in page.get("Items", [])]
-        start = page.get("LastEvaluatedKey")
-        if not start:
-            return items
-
-
-def _user_of(item: dict[str, Any], table: Table) -> str | None:
-    for name in filter(None, table.key_names):
-        found = USER.search(str(item.get(name) or ""))
-        if found:
-            return found.group(0)
-    return None
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, dict):
-        for inner in value.values():
-            yield from _strings(inner)
-    elif isinstance(value, list):
-        for inner in value:
-            yield from _strings(inner)
-    elif isinstance(value, str):
-        yield value
-
-
-async def judge_writes(endpoint: str, result: WritesResult) -> None:
-    """Count each key's effects in the tables (read straight from moto) against its answers."""
-    names = TableNames()
-    async with local_client(endpoint) as client:
-        items: dict[str, dict[Table, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
-        for table in COUNTED:
-            for item in await scan(client, names.name(table)):
-                user = _user_of(item, table)
-                if user is not None:
-                    items[user][table].append(item)
-        records: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for record in await scan(client, names.idempotency):
-            if record.get("sub") == WRITER_SUB:
-                records[str(record["idempotency_key"])].append(record)
-    for outcome in result.outcomes:
-        judge_one(outcome, items[outcome.job.user], records.get(outcome.job.key, []), result)
-
-
-def judge_one(
-    outcome: Outcome,
-    items: dict[Table, list[dict[str, Any]]],
-    records: list[dict[str, Any]],
-    result: WritesResult,
-) -> None:
-    job = outcome.job
-    name = f"{job.kind} {job.user}"
-    counts = {table: len(items.get(table, [])) for table in COUNTED}
-    wanted = {table: EFFECTS[job.kind].get(table, 0) for table in COUNTED}
-    if len(records) > 1 or any(counts[t] > wanted[t] for t in COUNTED):
-        result.duplicated.append(f"{name}: {len(records)} records, items {counts}")
-    if not outcome.answers:
-        result.unanswered.append(f"{name}: {outcome.failures[-3:]} ({len(records)} records)")
-        return
-    first = outcome.answers[0][0]
-    if any(answer != first for answer, _ in outcome.answers[1:]):
-        result.differing.append(f"{name}: {[a for a, _ in outcome.answers]}")
-    if not records or any(counts[t] < wanted[t] for t in COUNTED):
-        result.lost.append(f"{name}: answered, {len(records)} records, items {counts}")
-        return
-    recorded = json.loads(bytes(records[0]["answer"]))
-    if recorded != first:
-        result.differing.append(f"{name}: recorded {recorded}, answered {first}")
-    # The items are the ones the answer describes: its instants and keys are theirs (a
-    # second run would have written its own).
-    stored = {text for table in COUNTED for item in items.get(table, []) for text in _strings(item)}
-    shown = [text for text in _strings(first["data"]) if _is_stamp(text)]
-    missing = [text for text in shown if text not in stored]
-    result.stamps_checked += len(shown) - len(missing)
-    if missing:
-        result.duplicated.append(f"{name}: answered {missing}, not in its items")
-    if job.kind == "evaluateBalanceAlert" and first["data"][job.kind]["decision"] != "SENT":
-        result.duplicated.append(f"{name}: answered {first['data'][job.kind]['decision']}")
-
-
-def _is_stamp(text: str) -> bool:
-    """An instant (…T…Z) or an item key (USER#…): what a run of its own would change."""
-    return bool(re.fullmatch(r"\d{4}-\d\d-\d\dT[\d:.]+Z", text)) or "#" in text
 
 
 def report(result: WritesResult) -> str:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bench.load.writes import Outcome, WriteJob, WritesResult, judge_one
+from bench.load.write_jobs import WriteJob
+from bench.load.write_judge import Outcome, WritesResult, judge_one
 from loaders.tables import Table
 
 STAMP = "2026-12-04T13:42:10.068209Z"

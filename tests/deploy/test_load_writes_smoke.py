@@ -13,8 +13,8 @@ import pytest
 
 from bench.load.moto_process import MotoServer
 from bench.load.topology import topology
+from bench.load.write_jobs import KINDS
 from bench.load.writes import (
-    KINDS,
     RESEND_EVERY,
     WRITES_SETTINGS,
     run_writes_phase,
