@@ -46,7 +46,7 @@ from loaders.writers.payday import PaydayPredictionCommand, PredictionCommand
 from loaders.writers.payday import record_payday_prediction as stage_payday
 from schema.clock import SystemClock
 from schema.principal import WRITER
-from tests.metrics_text import series
+from support.metrics_text import series
 
 WARMUP = 5
 MAX_REQUESTS = 200

@@ -27,11 +27,11 @@ from loaders.idempotency import Recorded
 from loaders.tables import Table, TableNames
 from schema.clock import SystemClock
 from schema.principal import WRITER
+from support.faults import ApplyThenHang, FaultProxy, fault_proxy
+from support.metrics_text import value
+from support.processes import free_port
 from tests.environment import table_variables
-from tests.faults import ApplyThenHang, FaultProxy, fault_proxy
 from tests.gateway.idempotency.keyed_client import effects, records
-from tests.metrics_text import value
-from tests.processes import free_port
 from tests.schema.test_mutations import document, payday_input
 
 if TYPE_CHECKING:
