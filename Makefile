@@ -98,13 +98,16 @@ lint: $(STAMP)
 pytest: $(STAMP) graphiql-assets $(DYNALITE) $(FEDERATION) $(CLIENTS) $(WS_CLIENTS)
 	$(BIN)/pytest
 
-# The performance benchmark (bench/): dynalite from npm, the gateway under uvicorn, one table.
+# The performance benchmark (bench/): dynalite from npm, the gateway under uvicorn, one table;
+# then the mutations' rows over moto's server (`python -m bench writes` runs them alone).
 bench: $(STAMP) $(DYNALITE)
 	$(BIN)/python -m bench
 
 # The load test on the production topology (bench/load): Debian's nginx with deploy/nginx.conf
 # in front of two replicas over dynalite, an open-loop mix with a rolling restart, then 10% of
-# DynamoDB calls throttled. Minutes long, so not part of `make test` (tests/deploy smokes it).
+# DynamoDB calls throttled; then the live and the writes phases over moto's server
+# (`python -m bench.load writes` runs the last alone). Minutes long, so not part of
+# `make test` (tests/deploy smokes it).
 .PHONY: load
 load: $(STAMP) $(DYNALITE)
 	$(BIN)/python -m bench.load

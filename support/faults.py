@@ -67,6 +67,14 @@ class ApplyThenFail:
 
 
 @dataclass(frozen=True, slots=True)
+class ApplyThenHang:
+    """Pass the request on (DynamoDB applies it), then answer nothing, the connection left
+    open until the proxy stops: the caller waits on an answer that never comes, so it can
+    be killed between the commit and the answer (`FaultProxy.applied` counts the commits
+    passed on)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Unprocess:
     """BatchGetItem: pass only the first `keep` keys of each table on; answer the rest as
     UnprocessedKeys (DynamoDB does this when a call exceeds its capacity or size limit)."""
@@ -83,7 +91,18 @@ class Hold:
     key: str
 
 
-Fault = Throttle | Refuse | ServerError | Delay | Drop | Lose | ApplyThenFail | Unprocess | Hold
+Fault = (
+    Throttle
+    | Refuse
+    | ServerError
+    | Delay
+    | Drop
+    | Lose
+    | ApplyThenFail
+    | ApplyThenHang
+    | Unprocess
+    | Hold
+)
 
 
 def names_partition(key: str) -> Callable[[dict[str, Any]], bool]:
@@ -130,6 +149,8 @@ class FaultProxy:
     injected: Counter[str] = field(default_factory=Counter)
     #: Answers written, by operation (a Delay's only once its time is up).
     answered: Counter[str] = field(default_factory=Counter)
+    #: Requests an ApplyThenHang passed on and DynamoDB answered, by operation.
+    applied: Counter[str] = field(default_factory=Counter)
     _server: asyncio.Server | None = None
     _session: aiohttp.ClientSession | None = None
     _handlers: set[asyncio.Task[None]] = field(default_factory=set)
@@ -181,6 +202,7 @@ class FaultProxy:
         self.received.clear()
         self.injected.clear()
         self.answered.clear()
+        self.applied.clear()
 
     # --- the HTTP side ----------------------------------------------------------------
 
@@ -227,6 +249,11 @@ class FaultProxy:
         if isinstance(fault, ApplyThenFail):
             await self._forward(headers, body)
             fault = ServerError()
+        if isinstance(fault, ApplyThenHang):
+            status, _ = await self._forward(headers, body)
+            if status == 200:
+                self.applied[operation] += 1
+            await asyncio.Event().wait()  # until stop() cancels this handler
         if isinstance(fault, Throttle):
             _write(writer, 400, _error_body(fault.code, "Throughput exceeds the limit"))
         elif isinstance(fault, Refuse):

@@ -11,6 +11,13 @@ Live phase (bench/load/live.py): a second topology over moto's server (dynalite 
 streams) with subscriptions on and the change feed through Redis: `--live-subscriptions`
 open through nginx while `--live-writes` land (half straight to DynamoDB, half through the
 mutation) with a rolling restart: 0 missed, and the latency from write to event.
+Writes phase (bench/load/writes.py): a third topology over moto's server (dynalite has no
+TransactWriteItems), INSIGHT_IDEMPOTENCY=required: `--writes` mutations of every kind, each
+with its own Idempotency-Key, retried with it until answered, while both replicas are
+restarted in turn: 0 duplicated, 0 lost, every retried answer its first. Alone:
+
+    .venv/bin/python -m bench.load writes [--writes 320] [--writes-rate R]
+
 Prints one table a phase; exits 1 when a target is missed.
 """
 
@@ -37,6 +44,14 @@ from bench.load.workload import (
     seed,
     tokens,
 )
+from bench.load.writes import (
+    WRITES_SETTINGS,
+    run_writes_phase,
+    seed_writes,
+    write_jobs,
+    writes_problems,
+)
+from bench.load.writes import report as writes_report
 from bench.processes import ROOT
 
 
@@ -185,10 +200,20 @@ def main() -> int:
         default=None,
         help="writes a second (default: a tenth of what moto sustains, at most 10)",
     )
+    parser.add_argument("--writes", type=int, default=320, help="the writes phase's mutations")
+    parser.add_argument(
+        "--writes-rate",
+        type=float,
+        default=None,
+        help="writes a second (default: a tenth of moto's TransactWriteItems rate, at most 4)",
+    )
     parser.add_argument("--logs", default=str(ROOT / "test-artifacts" / "load"))
-    args = parser.parse_args()
+    only_writes = sys.argv[1:2] == ["writes"]
+    args = parser.parse_args(sys.argv[2:] if only_writes else sys.argv[1:])
     workdir = Path(args.logs).resolve()
     print(f"logs and nginx.conf in {workdir}/", flush=True)
+    if only_writes:
+        return writes_phase(workdir, args)
     status = 0
     if args.requests:
         with topology(
@@ -203,7 +228,25 @@ def main() -> int:
             live=True,
         ) as topo:
             status = max(status, asyncio.run(run_live(topo, args)))
+    if args.writes:
+        status = max(status, writes_phase(workdir, args))
     return status
+
+
+def writes_phase(workdir: Path, args: argparse.Namespace) -> int:
+    jobs = write_jobs(args.writes)
+    with topology(
+        workdir / "writes",
+        lambda endpoint: asyncio.run(seed_writes(endpoint, jobs)),
+        backend=lambda: MotoServer(workdir / "writes" / "moto.log", serial=True),
+        settings=WRITES_SETTINGS,
+    ) as topo:
+        moto_log = workdir / "writes" / "moto.log"
+        result = asyncio.run(run_writes_phase(topo, jobs, args.writes_rate, moto_log))
+    print("\n" + writes_report(result), flush=True)
+    problems = writes_problems(result)
+    print("\nRESULT (writes):", "; ".join(problems) if problems else "OK", flush=True)
+    return 1 if problems else 0
 
 
 def seed_live(endpoint: str) -> None:

@@ -10,13 +10,18 @@ from pathlib import Path
 
 from support.processes import free_port, stop, wait_until_answered
 
+ROOT = Path(__file__).resolve().parent.parent.parent
+
 STARTUP_SECONDS = 30.0
 
 
 class MotoServer:
-    def __init__(self, log: Path | None = None) -> None:
+    """`serial`: one request at a time (bench/load/serial_moto.py says why)."""
+
+    def __init__(self, log: Path | None = None, *, serial: bool = False) -> None:
         self._process: subprocess.Popen[bytes] | None = None
         self._log = log
+        self._serial = serial
         self.port = 0
 
     @property
@@ -32,11 +37,14 @@ class MotoServer:
         self.port = free_port()
         code = "import sys; from moto.server import main; main(sys.argv[1:])"
         output = self._log.open("wb") if self._log else subprocess.DEVNULL
-        self._process = subprocess.Popen(
-            [sys.executable, "-c", code, "-H", "127.0.0.1", "-p", str(self.port)],
-            stdout=output,
-            stderr=output,
-        )
+        args = [sys.executable, "-c", code, "-H", "127.0.0.1", "-p", str(self.port)]
+        if self._serial:
+            args = [sys.executable, "-m", "bench.load.serial_moto", "127.0.0.1", str(self.port)]
+        try:
+            self._process = subprocess.Popen(args, stdout=output, stderr=output, cwd=ROOT)
+        finally:
+            if not isinstance(output, int):
+                output.close()  # the child has its own copy of the descriptor
         try:
             # Any answer, whatever its status, means it is up.
             wait_until_answered(

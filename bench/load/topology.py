@@ -255,10 +255,12 @@ def topology(
     *,
     backend: Callable[[], Backend] = DynaliteServer,
     live: bool = False,
+    settings: Mapping[str, str] | None = None,
 ) -> Iterator[Topology]:
     """Start the DynamoDB `backend` (then `prepare(endpoint)`: its tables and items), the
     replicas and nginx; stop them all on the way out. `live`: the replicas serve
-    subscriptions, read the tables' streams and share changes through the run's Redis."""
+    subscriptions, read the tables' streams and share changes through the run's Redis.
+    `settings`: more of the replicas' environment."""
     nginx_binary = shutil.which("nginx") or "/usr/sbin/nginx"
     if not Path(nginx_binary).exists():
         raise RuntimeError("nginx is not installed: apt-get install nginx (.ci/run does)")
@@ -271,7 +273,7 @@ def topology(
         shared = stack.enter_context(rate_limit_storage(workdir))
         if live:
             shared = {**shared, **live_env(shared)}
-        env = {**replica_env(dynamodb.endpoint_url), **shared}
+        env = {**replica_env(dynamodb.endpoint_url), **shared, **(settings or {})}
         started: list[Replica] = []
         for index in range(replicas):
             replica = Replica(f"replica-{index + 1}", free_port(), env, workdir)
