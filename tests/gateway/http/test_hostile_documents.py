@@ -172,3 +172,25 @@ async def test_an_unparsable_document_is_charged_by_its_tokens(
     # Counted up to twice the token limit: 4,000 tokens, 400 points; the second is over.
     assert second.status_code == 429, second.text
     assert refusal(second)["code"] == "RATE_LIMITED"
+
+
+async def test_a_null_for_a_defaulted_variable_in_a_non_null_argument_is_bad_user_input(
+    settings: Settings, dynamo: Dynamo, clock: FixedClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Found by tests/gateway/http/test_hostile_fuzz.py: validation allows `$x: Int = 1` where
+    # `Int!` is expected, and graphql-core refuses the explicit null only at the field. It was
+    # an INTERNAL_SERVER_ERROR, logged at ERROR with a traceback.
+    caplog.set_level(logging.INFO)
+    query = "query($x: Int = 1) { viewer { cashAdvanceScores(limit: $x) { score } } }"
+    async with gateway_client(settings, dynamo, clock) as client:
+        response = await post(client, clock, {"query": query, "variables": {"x": None}})
+
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["data"] == {"viewer": {"cashAdvanceScores": None}}
+    [error] = body["errors"]
+    assert error["extensions"] == {"code": "BAD_USER_INPUT"}
+    assert error["path"] == ["viewer", "cashAdvanceScores"]
+    assert error["message"].startswith("Argument 'limit' has invalid value")
+    assert "Traceback" not in caplog.text
+    assert all(record.levelno < logging.ERROR for record in caplog.records), caplog.text
