@@ -19,7 +19,8 @@ other than `@include` and `@skip` (`@defer` labels must be unique) are kept as t
 
 A compact form that validates is the document's verdict. One that does not is validated
 again whole, so that the errors (their number, messages and locations) are exactly the
-document's own.
+document's own: a refused document costs up to twice its validation (and is charged to
+its sender's budget by its size, gateway/protection/budget_charge.py).
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ from graphql import (
     VariableNode,
     print_ast,
 )
+from graphql import validate as graphql_validate
+
+from schema.extensions.variable_skeleton import VARIABLE_RULES, variable_skeleton
 
 _TYPENAME = SelectionSetNode(selections=(FieldNode(name=NameNode(value="__typename")),))
 _HARMLESS_DIRECTIVES = frozenset({"include", "skip"})
@@ -56,9 +60,18 @@ Validate = Callable[[GraphQLSchema, DocumentNode, Any], list[GraphQLError]]
 def validate_compacted(
     validate: Validate, schema: GraphQLSchema, document: DocumentNode, rules: Any
 ) -> list[GraphQLError]:
-    """`validate`'s errors for `document`, found on its compact form when that is valid."""
-    compact = compacted(document)
-    if compact is not None and not validate(schema, compact, rules):
+    """`validate`'s errors for `document`, found on its compact form when that is valid.
+
+    The compact form is checked in two parts: by every rule but the variable rules, and by
+    those on its variable skeleton (graphql-core's own `validate`, schema/extensions/
+    variable_skeleton.py), which reads only the paths to its variables."""
+    compact = compacted(document) or document
+    variable_rules = [rule for rule in rules if rule in VARIABLE_RULES]
+    others = tuple(rule for rule in rules if rule not in VARIABLE_RULES)
+    skeleton = variable_skeleton(compact) if variable_rules else None
+    if not validate(schema, compact, others) and not (
+        skeleton is not None and graphql_validate(schema, skeleton, variable_rules)
+    ):
         return []
     return validate(schema, document, rules)
 

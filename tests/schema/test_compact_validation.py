@@ -37,6 +37,9 @@ TRAPS = [
     '{ viewer { id @defer(label: "x") } viewer { id @defer(label: "x") } }',
     "query($v: Int) { a: viewer { id } b: viewer { id } }",
     '{ a: user(id: 1.5) { id } b: user(id: "u") { id } }',
+    # A variable only in a spread's directive (the generated documents found it).
+    "{ ...F @include(if: $b) } fragment F on Query { viewer { id } }",
+    "query($b: Boolean!) { a: viewer { id } b: viewer { id } }",
     # Nothing to compact.
     "{ viewer { id } }",
     # Valid, and compacted.
