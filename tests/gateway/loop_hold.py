@@ -68,7 +68,7 @@ def loop_hold() -> Iterator[LoopHold]:
             if spent > hold.longest:
                 hold.longest, hold.slowest = spent, repr(handle)
 
-    asyncio.events.Handle._run = timed  # type: ignore[method-assign]
+    asyncio.events.Handle._run = timed  # type: ignore[method-assign,assignment]
     gc.callbacks.append(hold.on_collection)
     try:
         yield hold

@@ -165,12 +165,17 @@ async def test_every_hostile_request_is_answered_within_the_bound(
 async def test_the_probe_sees_an_unbounded_document(
     settings: Settings, dynamo: Dynamo, clock: FixedClock, hold: LoopHold
 ) -> None:
-    # The bound can fail: with the shape limits lifted, 495 sibling fields reach
-    # graphql-core's quadratic overlap rule, which holds the loop past it.
+    # The bound can fail: with the shape limits lifted, 495 sibling `viewer`s (each its own
+    # selection, so that validation cannot read them as one) reach graphql-core's
+    # quadratic overlap rule, which holds the loop past it.
     unbounded = dataclasses.replace(
-        settings, max_query_selections=10**6, max_query_overlaps=10**6, max_query_tokens=10**6
+        settings,
+        max_query_selections=10**6,
+        max_query_overlaps=10**6,
+        max_query_tokens=10**6,
+        max_query_aliases=10**6,
     )
-    siblings = "{ " + "viewer { __typename } " * 495 + "}"
+    siblings = "{ " + " ".join(f"viewer {{ a{n}: id }}" for n in range(495)) + " }"
     async with gateway_client(unbounded, dynamo, clock) as client:
         client.headers["Authorization"] = f"Bearer {tokens(clock)['end user']()}"
         await hold.run(client.post("/graphql", json={"query": siblings}))
