@@ -47,9 +47,9 @@ CONTRACT_CODES = frozenset(
 #: is of the same order: the longest callback over 3,000 generated requests took 23 ms on
 #: this 2-core machine. 0.25 s leaves 10x for a slower or busier CPU (thread CPU time is
 #: not inflated by other processes taking the core, only by caches and clock speed), and a
-#: hold past it is tried again before it fails (`send`). It is still below what one
-#: unbounded document held the loop before the limits: 0.35-0.8 s for 495 sibling
-#: `viewer { __typename }` in graphql-core's overlap rule
+#: hold past it is tried again before it fails (test_hostile_fuzz.py's `send`). It is still
+#: below what one unbounded document held the loop before the limits: 0.35-0.8 s for 495
+#: sibling `viewer { __typename }` in graphql-core's overlap rule
 #: (`test_the_probe_sees_an_unbounded_document` shows such a figure failing it).
 LOOP_HOLD_BOUND = 0.25
 
