@@ -113,9 +113,12 @@ load: $(STAMP) $(DYNALITE)
 	$(BIN)/python -m bench.load
 
 # The compiled execution path against graphql-core's, on thousands of generated selections
-# (make test runs a few hundred).
+# (make test runs a few hundred); and thousands of hostile requests, frames and documents
+# (make test runs a few dozen).
 fuzz: $(STAMP) $(DYNALITE)
 	INSIGHT_FUZZ_EXAMPLES=5000 $(BIN)/pytest tests/schema/test_compiled_execution.py -q
+	INSIGHT_HOSTILE_EXAMPLES=2000 $(BIN)/pytest -q tests/gateway/http/test_hostile_fuzz.py \
+		tests/gateway/subscriptions/test_frame_fuzz.py tests/schema/test_compact_validation.py
 
 # The image (Dockerfile) built with podman on Debian bases that mmdebstrap makes from Debian's
 # mirror, as insight-gateway:local, saved to build/insight-gateway.tar (image/, docs/operations.md

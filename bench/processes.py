@@ -34,9 +34,11 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 
 
 @contextmanager
 def running(
-    args: list[str], port: int, env: Mapping[str, str] | None = None
+    args: list[str], port: int, env: Mapping[str, str] | None = None, *, quiet: bool = False
 ) -> Iterator[subprocess.Popen[bytes]]:
-    process = subprocess.Popen(args, env={**os.environ, **(env or {})}, cwd=ROOT)
+    """`args` started, once listening on `port`; `quiet` drops its standard error."""
+    stderr = subprocess.DEVNULL if quiet else None
+    process = subprocess.Popen(args, env={**os.environ, **(env or {})}, cwd=ROOT, stderr=stderr)
     try:
         wait_for_port(port, process)
         yield process

@@ -42,6 +42,14 @@ def _is_bad_variable(error: GraphQLError) -> bool:
     return error.path is None and error.message.startswith("Variable '$")
 
 
+def _is_bad_argument(error: GraphQLError) -> bool:
+    # An argument graphql-core could not coerce when it came to the field: a variable with
+    # a default, sent as an explicit null, in a non-null argument (validation allows the
+    # position, execution refuses the value). The client's input, at the field's path.
+    original = error.original_error
+    return isinstance(original, GraphQLError) and original.message.startswith("Argument '")
+
+
 class GatewayErrors(MaskErrors):
     def __init__(self) -> None:
         super().__init__(should_mask_error=_is_internal, error_message=INTERNAL_MESSAGE)
@@ -57,6 +65,9 @@ class GatewayErrors(MaskErrors):
             elif _is_bad_variable(error):
                 # A variable that does not coerce (an unreal Date, a Decimal that is not a
                 # number, a missing required field): the client's input, as Apollo codes it.
+                error.extensions = {"code": "BAD_USER_INPUT"}
+                processed.append(error)
+            elif _is_bad_argument(error):
                 error.extensions = {"code": "BAD_USER_INPUT"}
                 processed.append(error)
             elif self.should_mask_error(error):

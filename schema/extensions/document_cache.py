@@ -4,8 +4,14 @@ gateway behind known clients) is neither parsed nor validated again."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
+from typing import Any
 
+from graphql import DocumentNode, GraphQLError, GraphQLSchema
 from strawberry.extensions import ParserCache, ValidationCache
+from strawberry.schema.schema import validate_document
+
+from schema.extensions.compact_validation import validate_compacted
 
 #: Distinct query texts kept; each entry is one parsed document and its validation errors.
 DOCUMENT_CACHE_SIZE = 512
@@ -16,12 +22,23 @@ class CachedParsing(ParserCache):
         super().__init__(maxsize=DOCUMENT_CACHE_SIZE)
 
 
+@lru_cache(maxsize=DOCUMENT_CACHE_SIZE)
+def cached_validate_document(
+    schema: GraphQLSchema, document: DocumentNode, rules: tuple[Any, ...]
+) -> list[GraphQLError]:
+    """strawberry's validation (graphql-core's rules and its own) of the document's compact
+    form first (schema/extensions/compact_validation.py), remembered per document."""
+    return validate_compacted(validate_document, schema, document, rules)
+
+
 class CachedValidation(ValidationCache):
     """strawberry's ValidationCache, except that it leaves alone a query an earlier
-    extension (a query limit) already refused: the stock one would overwrite its errors."""
+    extension (a query limit) already refused (the stock one would overwrite its errors),
+    and validates a document's compact form first."""
 
     def __init__(self) -> None:
         super().__init__(maxsize=DOCUMENT_CACHE_SIZE)
+        self.cached_validate_document = cached_validate_document
 
     def on_validate(self) -> Iterator[None]:
         context = self.execution_context

@@ -44,6 +44,11 @@ INTROSPECTION_ROOT_FIELDS = frozenset({"__schema", "__type"})
 # strawberry keeps the StrawberryField under this key of the graphql-core field.
 _STRAWBERRY_DEFINITION = "strawberry-definition"
 COST_METADATA_KEY = "cost"
+#: The largest figure a measure reports: JavaScript's largest exact integer. A client may
+#: send any integer (`limit: 1e400` as a variable, a literal of 5,000 digits); a measure
+#: past every limit needs no more precision, and its figure stays a JSON number every
+#: reader (and orjson, which stops at 64 bits) can hold.
+SATURATED = 2**53 - 1
 
 
 def token_count(query: str, cap: int) -> int:
@@ -177,7 +182,11 @@ class CostPolicy:
         if isinstance(node, ListValueNode):
             return len(node.values)
         if isinstance(node, IntValueNode):
-            return int(node.value)
+            # Past 15 digits, the figure saturates (Python's int() refuses 4,300 digits).
+            digits = node.value
+            if len(digits.lstrip("-")) <= 15:
+                return int(digits)
+            return -1 if digits.startswith("-") else SATURATED
         if isinstance(node, VariableNode):
             return self._size_of_value(variables.get(node.name.value))
         return 1
@@ -192,11 +201,11 @@ class CostPolicy:
         if isinstance(value, list | tuple):
             return len(value)
         if isinstance(value, int) and not isinstance(value, bool):
-            return value
+            return min(value, SATURATED)
         if isinstance(value, float) and value.is_integer():
             # What graphql-core coerces an Int variable sent as `100.0` to: the memo's key
             # must tell it from `1.0` as the measure (on coerced values) does.
-            return int(value)
+            return int(min(value, SATURATED))
         return self.unknown_list_size if value is None else 1
 
 
@@ -250,7 +259,7 @@ def query_cost(
         values.update(coerced_variables(schema, operation, given))
         root = schema.get_root_type(operation.operation)
         costs.append(selections_cost(operation.selection_set, root, fragment))
-    return max(costs, default=0)
+    return min(max(costs, default=0), SATURATED)
 
 
 def coerced_variables(

@@ -6,20 +6,19 @@ from typing import Any
 
 import pytest
 from strawberry.extensions.parser_cache import _get_parse_cache
-from strawberry.extensions.validation_cache import _get_validate_cache
 
 from gateway.settings import Settings
 from schema.extensions import CostMeasure, query_limits
-from schema.extensions.document_cache import DOCUMENT_CACHE_SIZE
+from schema.extensions.document_cache import DOCUMENT_CACHE_SIZE, cached_validate_document
 from schema.root import build_schema
 from tests.schema.conftest import Execute
 
 
 async def test_a_repeated_query_is_parsed_and_validated_once(execute: Execute) -> None:
     query = '{ user(id: "cache-1") { id } }'
-    # The lru_cache-wrapped functions strawberry's extensions share across requests.
+    # The lru_cache-wrapped functions the extensions share across requests.
     parse: Any = _get_parse_cache(DOCUMENT_CACHE_SIZE)
-    validate: Any = _get_validate_cache(DOCUMENT_CACHE_SIZE)
+    validate: Any = cached_validate_document
     before = parse.cache_info(), validate.cache_info()
     for _ in range(3):
         result = await execute(query)

@@ -172,3 +172,57 @@ async def test_an_unparsable_document_is_charged_by_its_tokens(
     # Counted up to twice the token limit: 4,000 tokens, 400 points; the second is over.
     assert second.status_code == 429, second.text
     assert refusal(second)["code"] == "RATE_LIMITED"
+
+
+async def test_a_null_for_a_defaulted_variable_in_a_non_null_argument_is_bad_user_input(
+    settings: Settings, dynamo: Dynamo, clock: FixedClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Found by tests/gateway/http/test_hostile_fuzz.py: validation allows `$x: Int = 1` where
+    # `Int!` is expected, and graphql-core refuses the explicit null only at the field. It was
+    # an INTERNAL_SERVER_ERROR, logged at ERROR with a traceback.
+    caplog.set_level(logging.INFO)
+    query = "query($x: Int = 1) { viewer { cashAdvanceScores(limit: $x) { score } } }"
+    async with gateway_client(settings, dynamo, clock) as client:
+        response = await post(client, clock, {"query": query, "variables": {"x": None}})
+
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["data"] == {"viewer": {"cashAdvanceScores": None}}
+    [error] = body["errors"]
+    assert error["extensions"] == {"code": "BAD_USER_INPUT"}
+    assert error["path"] == ["viewer", "cashAdvanceScores"]
+    assert error["message"].startswith("Argument 'limit' has invalid value")
+    assert "Traceback" not in caplog.text
+    assert all(record.levelno < logging.ERROR for record in caplog.records), caplog.text
+
+
+@pytest.mark.parametrize(
+    ("query", "variables"),
+    [
+        ("query($l: Int) { viewer { cashAdvanceScores(limit: $l) { score } } }", {"l": 2**70}),
+        ("query($l: Int) { viewer { cashAdvanceScores(limit: $l) { score } } }", {"l": 1e300}),
+        ("{ viewer { cashAdvanceScores(limit: " + "9" * 5000 + ") { score } } }", None),
+    ],
+    ids=["a 71-bit variable", "a float variable of 1e300", "a literal of 5,000 digits"],
+)
+async def test_an_absurd_integer_saturates_the_cost_figure(
+    query: str,
+    variables: dict[str, Any] | None,
+    settings: Settings,
+    dynamo: Dynamo,
+    clock: FixedClock,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Found by tests/gateway/http/test_hostile_fuzz.py: the cost counted such a value as
+    # sent, and its figure (over 64 bits) made orjson fail the answer: a 500.
+    async with gateway_client(settings, dynamo, clock) as client:
+        response = await post(client, clock, {"query": query, "variables": variables})
+
+    assert response.status_code == 400, response.text
+    assert refusal(response) == {
+        "code": "QUERY_TOO_COMPLEX",
+        "limit": "cost",
+        "maximum": 10_000,
+        "actual": 2**53 - 1,
+    }
+    assert "Traceback" not in caplog.text
