@@ -21,6 +21,7 @@ from gateway.http.media_types import GRAPHQL_RESPONSE_JSON
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
+from support.http_client import gateway_client, tokens
 from tests.gateway.hostile_inputs import (
     CONTRACT_CODES,
     DOCUMENTS,
@@ -29,7 +30,6 @@ from tests.gateway.hostile_inputs import (
     VARIABLE_DOCUMENTS,
     VARIABLES,
 )
-from tests.gateway.http_client import gateway_client, tokens
 from tests.gateway.loop_hold import LoopHold, loop_hold
 
 FUZZ = settings(
