@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from loaders import keys, validation
+from loaders import validation
 from loaders.dynamodb import Dynamo
+from loaders.entities import ALERT, BALANCE_ALERT_LOCK, BALANCE_SETTINGS
 from loaders.lock import LockClient, LockLost, LockNotGranted
 from loaders.lock.item import ATTR_IS_RELEASED, ATTR_KEY, ATTR_OWNER_NAME
 from loaders.rows.alert import ALERT_COOLDOWN, AlertRow
@@ -107,11 +108,13 @@ async def _evaluate(
     dynamo: Dynamo, locks: LockClient, command: BalanceAlertCommand, now: datetime, writes: Writes
 ) -> Evaluation:
     user_id = command.user_id
-    lock = await writes.hold(locks.hold(keys.balance_alert_lock(user_id).pk, fail_if_locked=True))
+    lock = await writes.hold(
+        locks.hold(BALANCE_ALERT_LOCK.key(user_id=user_id).pk, fail_if_locked=True)
+    )
     # Two tables, one round trip: both reads go out together.
     settings_item, alert_item = await asyncio.gather(
-        read_consistent(dynamo, keys.balance_settings(user_id), now),
-        read_consistent(dynamo, keys.alert(user_id), now),
+        read_consistent(dynamo, BALANCE_SETTINGS.key(user_id=user_id), now),
+        read_consistent(dynamo, ALERT.key(user_id=user_id), now),
     )
     setting = (
         BalanceSettingsRow.from_item(settings_item).low_balance_alert

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from loaders import keys, ttl, validation
+from loaders import validation
 from loaders.codec import epoch_seconds
 from loaders.dynamodb import Dynamo
-from loaders.rows.feeder import REFRESH_INSIGHTS, LastPageRow, PaveLabelRow
+from loaders.rows.feeder import LAST_PAGE, REFRESH_INSIGHTS, LastPageRow, PaveLabelRow
 from loaders.tables import Table
 from loaders.transactions import Writes
 from loaders.writers.common import read_consistent
@@ -50,7 +50,7 @@ def last_page_row(command: LastPageCommand, now: datetime) -> LastPageRow:
         pave_request_id=validation.identifier("paveRequestId", command.pave_request_id),
         page=validation.whole_number("page", command.page, minimum=0, maximum=MAX_PAGE),
         updated_date=now,
-        ttl=ttl.last_page(now),
+        ttl=LAST_PAGE.expires(now),
     )
 
 
@@ -66,7 +66,7 @@ async def record_last_page(
     assert page is not None  # last_page_row checked it
     if writes.attempt:
         stored = await read_consistent(
-            dynamo, keys.last_page(row.user_id, row.pave_request_id), now
+            dynamo, LAST_PAGE.key(user_id=row.user_id, pave_request_id=row.pave_request_id), now
         )
         # Absent (expired or deleted since) or lower: write after all, as the condition says.
         kept = LastPageRow.from_item(stored) if stored is not None else None

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from loaders import capture, ttl, validation
+from loaders import capture, validation
 from loaders.capture import CaptureEvent
 from loaders.errors import BadUserInput
-from loaders.rows.payday import DETECTION_METHODS, AlgorithmPrediction, PaydayRow
+from loaders.rows.payday import DETECTION_METHODS, PAYDAY, AlgorithmPrediction, PaydayRow
 from loaders.tables import Table
 from loaders.transactions import Writes
 
@@ -86,7 +86,7 @@ def payday_row(command: PaydayPredictionCommand, now: datetime) -> PaydayRow:
         pave=predictions["pave"],
         fm=predictions["fm"],
         v2=predictions["v2"],
-        ttl=ttl.payday(now),
+        ttl=PAYDAY.expires(now),
     )
 
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from loaders import ttl, validation
+from loaders import validation
 from loaders.codec import format_month
 from loaders.errors import BadUserInput
-from loaders.rows.balance import AccountBalance, BalanceRow
+from loaders.rows.balance import SAVINGS_MONTH, AccountBalance, BalanceRow
 from loaders.tables import Table
 from loaders.transactions import Writes
 from loaders.writers.common import MAX_ACCOUNTS
@@ -61,7 +61,7 @@ def balance_row(command: SavingsSnapshotCommand, now: datetime) -> BalanceRow:
         accounts=accounts,
         total_available=total,
         updated_date=now,
-        ttl=ttl.balance(now),
+        ttl=SAVINGS_MONTH.expires(now),
     )
 
 
