@@ -31,8 +31,8 @@ def plan_of(user_id: str, today: date, plan: str) -> tuple[list[QueryKey], list[
     """The Queries and point keys of one full User under `plan`."""
     user = {"user_id": user_id}
     queries = [
-        e.MINE.query(newest_first=True, limit=1, **user),
-        e.INCOME_DETECTION_RUN.query(newest_first=True, limit=10, **user),
+        e.MINE.query(newest_first=True, limit=1, user_id=user_id),
+        e.INCOME_DETECTION_RUN.query(newest_first=True, limit=10, user_id=user_id),
     ]
     points = [e.PAYDAY.key(**user), e.PAVE_LABEL.key(**user), e.BALANCE_SETTINGS.key(**user)]
     if plan == COLLECTION:
@@ -40,10 +40,10 @@ def plan_of(user_id: str, today: date, plan: str) -> tuple[list[QueryKey], list[
         queries.append(QueryKey(table, pk))
     else:
         queries += [
-            e.RECURRING_EXPENSE.query(**user),
-            e.RITUAL_EXPENSE.query(**user),
-            e.CASH_ADVANCE_SCORE.query(newest_first=True, limit=10, **user),
-            e.LAST_PAGE.query(**user),
+            e.RECURRING_EXPENSE.query(user_id=user_id),
+            e.RITUAL_EXPENSE.query(user_id=user_id),
+            e.CASH_ADVANCE_SCORE.query(newest_first=True, limit=10, user_id=user_id),
+            e.LAST_PAGE.query(user_id=user_id),
         ]
         points += [
             e.INCOME_VERIFICATION.key(**user),

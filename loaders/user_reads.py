@@ -30,6 +30,7 @@ from loaders.entities import (
     SAVINGS_MONTH,
     USERS,
 )
+from loaders.entity import Entity
 from loaders.expiry import Expiries
 from loaders.keys import ItemKey
 from loaders.point_reads import PointReadLoader
@@ -92,6 +93,11 @@ class UserReads:
         if item is not None:
             # In the form a read gives (Numbers as Decimal), as the row codecs expect.
             self.points.prime(key, from_wire(to_wire(item)))
+
+    def item(self, declared: Entity[R], **values: object) -> Answer[R | None]:
+        """Any declared entity's item under its key, as its row (None when absent): what
+        a field reads of an entity with no rule of its own."""
+        return then(self.points.answer(declared.key(**values)), _optional(declared.codec))
 
     def payday(self, user_id: str) -> Answer[PaydayRow | None]:
         return then(self.points.answer(PAYDAY.key(user_id=user_id)), self._payday_today)

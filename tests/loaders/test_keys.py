@@ -12,6 +12,7 @@ from loaders.tables import Table
 
 AT = datetime(2026, 12, 2, 11, 31, 28, tzinfo=UTC)
 U = {"user_id": "u-1"}
+USER = "u-1"
 
 
 def test_site_pave_keys_follow_the_description() -> None:
@@ -53,20 +54,20 @@ def test_other_tables_keys() -> None:
 
 
 def test_queries_take_the_sort_keys_literal_prefix() -> None:
-    assert e.MINE.query(newest_first=True, limit=1, **U) == QueryKey(
+    assert e.MINE.query(newest_first=True, limit=1, user_id=USER) == QueryKey(
         Table.PAVE, "MINE#u-1", "TIME#", newest_first=True, limit=1
     )
-    assert e.RECURRING_EXPENSE.query(**U).sk_prefix == "RECURRING#"
-    assert e.RITUAL_EXPENSE.query(**U).sk_prefix == "RITUAL#"
-    assert e.LAST_PAGE.query(**U).sk_prefix == "LAST_PAGE#REQUEST_ID#"
-    assert e.CASH_ADVANCE_SCORE.query(limit=3, **U).sk_prefix == "CASH_ADVANCE_SCORE#"
-    runs = e.INCOME_DETECTION_RUN.query(newest_first=True, limit=10, **U)
+    assert e.RECURRING_EXPENSE.query(user_id=USER).sk_prefix == "RECURRING#"
+    assert e.RITUAL_EXPENSE.query(user_id=USER).sk_prefix == "RITUAL#"
+    assert e.LAST_PAGE.query(user_id=USER).sk_prefix == "LAST_PAGE#REQUEST_ID#"
+    assert e.CASH_ADVANCE_SCORE.query(limit=3, user_id=USER).sk_prefix == "CASH_ADVANCE_SCORE#"
+    runs = e.INCOME_DETECTION_RUN.query(newest_first=True, limit=10, user_id=USER)
     assert (runs.table, runs.pk, runs.sk_prefix) == (
         Table.INCOME_DETECTION,
         "INCOME_DETECTION#u-1",
         "",
     )
-    assert e.USERS.partition(**U) == (Table.PAVE, "USERS#u-1")
+    assert e.USERS.partition(user_id=USER) == (Table.PAVE, "USERS#u-1")
 
 
 def test_keys_read_back() -> None:

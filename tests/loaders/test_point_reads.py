@@ -3,8 +3,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from loaders.entities import BALANCE_SETTINGS, PAYDAY
 from loaders.dynamodb import Dynamo
+from loaders.entities import BALANCE_SETTINGS, PAYDAY
 from loaders.point_reads import PointReadLoader
 from loaders.tables import TableNames
 from tests.conftest import NOW, CallCounter
