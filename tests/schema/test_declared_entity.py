@@ -61,7 +61,9 @@ def _nickname(row: NicknameRow | None) -> str | None:
 class User:
     id: strawberry.ID = strawberry.field(metadata=reads())
 
-    @strawberry.field(metadata=reads(NICKNAME), graphql_type=str | None)
+    # strawberry.field with arguments is typed as returning Any (as in schema/, see
+    # pyproject's override).
+    @strawberry.field(metadata=reads(NICKNAME), graphql_type=str | None)  # type: ignore[untyped-decorator]
     def nickname(self, info: Info) -> Answer[str | None]:
         return then(info.context.reads.item(NICKNAME, user_id=self.id), _nickname)
 
