@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 from datetime import UTC, date, datetime
+from pathlib import Path
 
 import pytest
 
@@ -113,3 +114,11 @@ def test_a_template_parses_only_its_own_keys() -> None:
 def test_the_stream_readers_read_the_streamed_tables_by_default() -> None:
     default = inspect.signature(LeaseCoordinator.__init__).parameters["tables"].default
     assert default == e.STREAMED_TABLES
+
+
+def test_the_documented_declaration_is_the_savings_months() -> None:
+    docs = (Path(__file__).parents[2] / "docs" / "index.md").read_text()
+    shown = docs.split("```python\n", 1)[1].split("```", 1)[0]
+    source = (Path(__file__).parents[2] / "loaders" / "rows" / "balance.py").read_text()
+    assert shown.startswith("#: A user's savings snapshot")
+    assert shown in source
