@@ -16,7 +16,6 @@ from loaders.lock import LockClient, LockLost, LockNotGranted
 from loaders.lock.item import ATTR_IS_RELEASED, ATTR_KEY, ATTR_OWNER_NAME
 from loaders.rows.alert import ALERT_COOLDOWN, AlertRow
 from loaders.rows.balance_settings import BalanceSettingsRow
-from loaders.tables import Table
 from loaders.transactions import WriteConflict, Writes, commit
 from loaders.writers.common import read_consistent
 
@@ -140,11 +139,11 @@ async def _evaluate(
     # checks again in DynamoDB, in the same transaction as the row.
     locks.ensure_held(lock)
     writes.check(
-        Table.LOCKS,
+        BALANCE_ALERT_LOCK.table,
         {ATTR_KEY: lock.key},
         "#owner = :owner AND attribute_not_exists(#released)",
         names={"#owner": ATTR_OWNER_NAME, "#released": ATTR_IS_RELEASED},
         values={":owner": lock.owner_name},
     )
-    writes.put(Table.PAVE, row.to_item())
+    writes.put(ALERT.table, row.to_item())
     return Evaluation(Decision.SENT, row)

@@ -9,8 +9,7 @@ from datetime import datetime
 from loaders import validation
 from loaders.codec import epoch_seconds
 from loaders.dynamodb import Dynamo
-from loaders.rows.feeder import LAST_PAGE, REFRESH_INSIGHTS, LastPageRow, PaveLabelRow
-from loaders.tables import Table
+from loaders.rows.feeder import LAST_PAGE, PAVE_LABEL, REFRESH_INSIGHTS, LastPageRow, PaveLabelRow
 from loaders.transactions import Writes
 from loaders.writers.common import read_consistent
 
@@ -26,7 +25,7 @@ def mark_insights_refresh(writes: Writes, user_id: str, now: datetime) -> PaveLa
     row = PaveLabelRow(
         user_id=validation.identifier("userId", user_id), label=REFRESH_INSIGHTS, updated_date=now
     )
-    writes.put(Table.PAVE, row.to_item())
+    writes.put(PAVE_LABEL.table, row.to_item())
     return row
 
 
@@ -73,7 +72,7 @@ async def record_last_page(
         if kept is not None and kept.page is not None and kept.page >= page:
             return RecordedLastPage(kept, written=False)
     writes.put(
-        Table.PAVE,
+        LAST_PAGE.table,
         row.to_item(),
         condition=LAST_PAGE_CONDITION,
         names={"#pk": "PK", "#page": "page", "#ttl": "ttl"},

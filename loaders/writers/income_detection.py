@@ -11,7 +11,6 @@ from decimal import Decimal
 from loaders import validation
 from loaders.errors import BadUserInput
 from loaders.rows.income_detection import INCOME_DETECTION_RUN, IncomeDetectionRunRow, MethodResult
-from loaders.tables import Table
 from loaders.transactions import Writes
 from loaders.writers.common import (
     MAX_METHODS,
@@ -94,5 +93,5 @@ def record_income_detection_run(
     writes: Writes, command: IncomeDetectionRunCommand, now: datetime
 ) -> IncomeDetectionRunRow:
     row = income_detection_run_row(command, now)
-    writes.put(Table.INCOME_DETECTION, row.to_item())
+    writes.put(INCOME_DETECTION_RUN.table, row.to_item())
     return row

@@ -11,7 +11,6 @@ from loaders import capture, validation
 from loaders.capture import CaptureEvent
 from loaders.errors import BadUserInput
 from loaders.rows.payday import DETECTION_METHODS, PAYDAY, AlgorithmPrediction, PaydayRow
-from loaders.tables import Table
 from loaders.transactions import Writes
 
 PAVE = "PAVE_PAYDAY_CALCULATION"
@@ -125,8 +124,8 @@ def record_payday_prediction(
     )
     # One transaction: a capture event never describes a prediction that was not stored,
     # nor is a prediction stored without its event.
-    writes.put(Table.PAVE, row.to_item())
-    writes.put(Table.DATACAPTURE, event.to_item())
+    writes.put(PAYDAY.table, row.to_item())
+    writes.put(event.key.table, event.to_item())
     return RecordedPayday(row, event)
 
 

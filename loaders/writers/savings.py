@@ -11,7 +11,6 @@ from loaders import validation
 from loaders.codec import format_month
 from loaders.errors import BadUserInput
 from loaders.rows.balance import SAVINGS_MONTH, AccountBalance, BalanceRow
-from loaders.tables import Table
 from loaders.transactions import Writes
 from loaders.writers.common import MAX_ACCOUNTS
 
@@ -69,5 +68,5 @@ def record_savings_snapshot(
     writes: Writes, command: SavingsSnapshotCommand, now: datetime
 ) -> BalanceRow:
     row = balance_row(command, now)
-    writes.put(Table.PAVE, row.to_item())
+    writes.put(SAVINGS_MONTH.table, row.to_item())
     return row
