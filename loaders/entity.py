@@ -57,7 +57,7 @@ _FORMATS: dict[str | None, Callable[[object], str]] = {
 class KeyTemplate:
     """One key attribute's template: built from values, and parsed back into them."""
 
-    __slots__ = ("_parts", "_pattern", "_tail", "names", "prefix", "text")
+    __slots__ = ("_parts", "_pattern", "names", "prefix", "prefix_only", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -82,8 +82,8 @@ class KeyTemplate:
         self.names = tuple(match.group(1) for match in variables)
         #: The literal text before the first value: the sort-key prefix of a Query.
         self.prefix = text[: variables[0].start()] if variables else text
-        # One value at the end (most keys): parsed by slicing, as it is on every row read.
-        self._tail = len(variables) == 1 and variables[0].end() == len(text)
+        #: One value, at the end (most keys): parsed by slicing, as it is on every row read.
+        self.prefix_only = len(variables) == 1 and variables[0].end() == len(text)
 
     def build(self, values: Mapping[str, object]) -> str:
         return "".join(
@@ -92,7 +92,7 @@ class KeyTemplate:
 
     def parse(self, key: str) -> dict[str, str]:
         """The values of a key built from this template; ValueError for any other key."""
-        if self._tail:
+        if self.prefix_only:
             if key.startswith(self.prefix) and len(key) > len(self.prefix):
                 return {self.names[0]: key[len(self.prefix) :]}
         else:
@@ -102,7 +102,7 @@ class KeyTemplate:
         raise ValueError(f"{key!r} does not match {self.text!r}")
 
     def value(self, key: str, name: str) -> str:
-        if self._tail:
+        if self.prefix_only:
             if key.startswith(self.prefix) and len(key) > len(self.prefix):
                 return key[len(self.prefix) :]
             raise ValueError(f"{key!r} does not match {self.text!r}")
@@ -170,8 +170,13 @@ class Entity(Generic[R]):
     row: Callable[[Mapping[str, Any]], R] | None = None
     read_units: float | None = None
     collection: Collection | None = field(default=None)
+    # The partition key's text before the user's id, when the id ends it (every key but the
+    # idempotency record's): `user_of` runs for every row read, so it only slices.
+    _user_prefix: str | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
+        if self.user is not None and self.pk.names == (self.user,) and self.pk.prefix_only:
+            object.__setattr__(self, "_user_prefix", self.pk.prefix)
         if (self.sk is None) != (self.table.key_names[1] is None):
             raise ValueError(f"{self.name}: the sort key must match {self.table.name}'s keys")
         if self.collection is not None and self.read_units is None:
@@ -202,6 +207,9 @@ class Entity(Generic[R]):
 
     def user_of(self, pk: str) -> str:
         """The user id of one of this entity's partition keys (ValueError otherwise)."""
+        prefix = self._user_prefix
+        if prefix is not None and pk.startswith(prefix) and len(pk) > len(prefix):
+            return pk[len(prefix) :]
         if self.user is None:
             raise ValueError(f"{self.name}'s keys name no user")
         return self.pk.value(pk, self.user)
