@@ -18,10 +18,11 @@ from loaders.entity import entity
 from loaders.rows import fields
 from loaders.rows.users import USERS
 from loaders.tables import Table
-from schema.access_plan import plan_user_reads
+from schema.access_plan import USER_READS, plan_user_reads
 from schema.clock import FixedClock
 from schema.context import Info, build_context
-from schema.field_reads import UndeclaredRead, reads
+from schema.federation import UserEntity
+from schema.field_reads import UndeclaredRead, reads, type_reads
 from tests.conftest import CallCounter
 from tests.schema.conftest import DASHBOARD_USER
 
@@ -141,3 +142,8 @@ async def test_a_field_without_declared_reads_is_refused_when_planned(
     assert result.errors is not None
     assert isinstance(result.errors[0].original_error, UndeclaredRead)
     assert "User.shoeSize declares no reads" in str(result.errors[0].original_error)
+
+
+def test_the_federation_user_prices_its_fields_as_the_product_user() -> None:
+    assert type_reads(UserEntity) == USER_READS
+    assert USER_READS["savingsMonths"].default_times == 3
