@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from loaders import keys
+from loaders import entities as e
 from loaders.call_log import consumed_capacity_units
 from loaders.codec import months_back
 from loaders.keys import ItemKey, QueryKey
@@ -29,23 +29,27 @@ class Tally:
 
 def plan_of(user_id: str, today: date, plan: str) -> tuple[list[QueryKey], list[ItemKey]]:
     """The Queries and point keys of one full User under `plan`."""
-    queries = [keys.latest_mine_query(user_id), keys.income_detection_runs_query(user_id, 10)]
-    points = [keys.payday(user_id), keys.pave_label(user_id), keys.balance_settings(user_id)]
+    user = {"user_id": user_id}
+    queries = [
+        e.MINE.query(newest_first=True, limit=1, user_id=user_id),
+        e.INCOME_DETECTION_RUN.query(newest_first=True, limit=10, user_id=user_id),
+    ]
+    points = [e.PAYDAY.key(**user), e.PAVE_LABEL.key(**user), e.BALANCE_SETTINGS.key(**user)]
     if plan == COLLECTION:
-        table, pk = keys.user_partition(user_id)
+        table, pk = e.USERS.partition(**user)
         queries.append(QueryKey(table, pk))
     else:
         queries += [
-            keys.recurring_query(user_id),
-            keys.rituals_query(user_id),
-            keys.cash_advance_scores_query(user_id, 10),
-            keys.last_pages_query(user_id),
+            e.RECURRING_EXPENSE.query(user_id=user_id),
+            e.RITUAL_EXPENSE.query(user_id=user_id),
+            e.CASH_ADVANCE_SCORE.query(newest_first=True, limit=10, user_id=user_id),
+            e.LAST_PAGE.query(user_id=user_id),
         ]
         points += [
-            keys.income_verification(user_id),
-            keys.alert(user_id),
-            keys.income(user_id),
-            *(keys.savings_month(user_id, m) for m in months_back(today, 3)),
+            e.INCOME_VERIFICATION.key(**user),
+            e.ALERT.key(**user),
+            e.INCOME.key(**user),
+            *(e.SAVINGS_MONTH.key(month=m, **user) for m in months_back(today, 3)),
         ]
     return queries, points
 

@@ -9,13 +9,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from loaders import keys, validation
+from loaders import validation
 from loaders.dynamodb import Dynamo
+from loaders.entities import ALERT, BALANCE_ALERT_LOCK, BALANCE_SETTINGS
 from loaders.lock import LockClient, LockLost, LockNotGranted
 from loaders.lock.item import ATTR_IS_RELEASED, ATTR_KEY, ATTR_OWNER_NAME
 from loaders.rows.alert import ALERT_COOLDOWN, AlertRow
 from loaders.rows.balance_settings import BalanceSettingsRow
-from loaders.tables import Table
 from loaders.transactions import WriteConflict, Writes, commit
 from loaders.writers.common import read_consistent
 
@@ -107,11 +107,13 @@ async def _evaluate(
     dynamo: Dynamo, locks: LockClient, command: BalanceAlertCommand, now: datetime, writes: Writes
 ) -> Evaluation:
     user_id = command.user_id
-    lock = await writes.hold(locks.hold(keys.balance_alert_lock(user_id).pk, fail_if_locked=True))
+    lock = await writes.hold(
+        locks.hold(BALANCE_ALERT_LOCK.key(user_id=user_id).pk, fail_if_locked=True)
+    )
     # Two tables, one round trip: both reads go out together.
     settings_item, alert_item = await asyncio.gather(
-        read_consistent(dynamo, keys.balance_settings(user_id), now),
-        read_consistent(dynamo, keys.alert(user_id), now),
+        read_consistent(dynamo, BALANCE_SETTINGS.key(user_id=user_id), now),
+        read_consistent(dynamo, ALERT.key(user_id=user_id), now),
     )
     setting = (
         BalanceSettingsRow.from_item(settings_item).low_balance_alert
@@ -137,11 +139,11 @@ async def _evaluate(
     # checks again in DynamoDB, in the same transaction as the row.
     locks.ensure_held(lock)
     writes.check(
-        Table.LOCKS,
+        BALANCE_ALERT_LOCK.table,
         {ATTR_KEY: lock.key},
         "#owner = :owner AND attribute_not_exists(#released)",
         names={"#owner": ATTR_OWNER_NAME, "#released": ATTR_IS_RELEASED},
         values={":owner": lock.owner_name},
     )
-    writes.put(Table.PAVE, row.to_item())
+    writes.put(ALERT.table, row.to_item())
     return Evaluation(Decision.SENT, row)

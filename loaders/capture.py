@@ -12,12 +12,13 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from loaders import keys, ttl
 from loaders.codec import Item, format_instant
+from loaders.entity import Entity, TtlRule, entity
 from loaders.keys import ItemKey
+from loaders.table import Table
 
 PAYDAY_PREDICTION = "PAYDAY_PREDICTION"
 FM_PAYDAY_FILTERED_TXNS = "FM_PAYDAY_FILTERED_TXNS"
@@ -46,7 +47,7 @@ class CaptureEvent:
             "user_id": self.user_id,
             "created_at": format_instant(self.created_at),
             "payload": dict(self.payload),
-            "ttl": ttl.capture(self.created_at),
+            "ttl": _CAPTURE_TTL.expires(self.created_at),
         }
 
 
@@ -58,7 +59,9 @@ def payday_prediction_event(
     suffix: Callable[[], str] = random_suffix,
 ) -> CaptureEvent:
     """One row per payday evaluation."""
-    key = keys.capture_evaluation_event(user_id, PAYDAY_PREDICTION, at, suffix())
+    key = CAPTURE_EVALUATION_EVENT.key(
+        user_id=user_id, event_name=PAYDAY_PREDICTION, at=at, random_hex=suffix()
+    )
     return CaptureEvent(key, PAYDAY_PREDICTION, user_id, at, payload)
 
 
@@ -66,5 +69,34 @@ def daily_event(
     user_id: str, event_name: str, day: date, payload: Mapping[str, Any], at: datetime
 ) -> CaptureEvent:
     """The user's one row of `event_name` for `day`; a later write that day replaces it."""
-    key = keys.capture_daily_event(user_id, event_name, day)
+    key = CAPTURE_DAILY_EVENT.key(user_id=user_id, event_name=event_name, day=day)
     return CaptureEvent(key, event_name, user_id, at, payload)
+
+
+_CAPTURE_TTL = TtlRule("created_at", timedelta(days=2))
+_AT = datetime(2026, 12, 2, 11, 31, 28, tzinfo=UTC)
+
+#: A daily FloatMe V2 event: a later write that day replaces it. Written, never read.
+CAPTURE_DAILY_EVENT: Entity[Any] = entity(
+    "capture_daily_event",
+    Table.DATACAPTURE,
+    pk="USER#{user_id}",
+    sk="{event_name}#{day:date}",
+    ttl=_CAPTURE_TTL,
+    example={"user_id": "demo-ada", "event_name": FM_PAYDAY_FILTERED_TXNS, "day": _AT.date()},
+)
+
+#: One row per payday evaluation. Written, never read.
+CAPTURE_EVALUATION_EVENT: Entity[Any] = entity(
+    "capture_evaluation_event",
+    Table.DATACAPTURE,
+    pk="USER#{user_id}",
+    sk="{event_name}#{at:instant_us}#{random_hex}",
+    ttl=_CAPTURE_TTL,
+    example={
+        "user_id": "demo-ada",
+        "event_name": PAYDAY_PREDICTION,
+        "at": _AT,
+        "random_hex": "0a1b2c3d",
+    },
+)

@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from loaders.codec import Item, WireItem, from_wire
 from loaders.keys import ItemKey, QueryKey
-from loaders.tables import Table
+from loaders.table import Table
 
 T = TypeVar("T")
 

@@ -4,45 +4,27 @@
 from __future__ import annotations
 
 import asyncio
-import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
+from loaders.entities import STREAMED_TABLES, TTL_TABLES
+from loaders.table import Table
+
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
 
 
-class Table(enum.Enum):
-    PAVE = "pave"
-    INCOME_DETECTION = "income_detection"
-    DATACAPTURE = "datacapture"
-    BALANCE_SETTINGS = "balance_settings"
-    LOCKS = "locks"
-    IDEMPOTENCY = "idempotency"
-
-    @property
-    def key_names(self) -> tuple[str, str | None]:
-        """The partition key's attribute name and the sort key's (None: no sort key)."""
-        return _KEY_NAMES[self]
-
-
-_KEY_NAMES: dict[Table, tuple[str, str | None]] = {
-    Table.PAVE: ("PK", "SK"),
-    Table.INCOME_DETECTION: ("PK", "SK"),
-    Table.DATACAPTURE: ("PK", "SK"),
-    Table.BALANCE_SETTINGS: ("user_id", None),
-    Table.LOCKS: ("key", None),
-    Table.IDEMPOTENCY: ("key", None),
-}
-
-#: Tables whose items carry a `ttl` attribute that DynamoDB expires.
-TTL_TABLES = frozenset({Table.PAVE, Table.INCOME_DETECTION, Table.DATACAPTURE, Table.IDEMPOTENCY})
-
-#: Tables whose changes reach the change feed (SPEC section 7), through their DynamoDB
-#: Streams (`KEYS_ONLY`): not the capture events, nor the locks.
-STREAMED_TABLES = (Table.PAVE, Table.INCOME_DETECTION, Table.BALANCE_SETTINGS)
+__all__ = [
+    "STREAMED_TABLES",
+    "STREAM_SPECIFICATION",
+    "TTL_TABLES",
+    "Table",
+    "TableNames",
+    "create_missing_tables",
+    "create_tables",
+]
 
 #: What `create_tables` enables on the streamed tables: changes name keys, the gateway re-reads.
 STREAM_SPECIFICATION = {"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"}

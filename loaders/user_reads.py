@@ -13,10 +13,24 @@ from datetime import datetime
 from functools import partial
 from typing import TypeVar, cast
 
-from loaders import keys
 from loaders.answers import Answer, Found, pending, settled, then
 from loaders.cache.items import row_of
 from loaders.codec import Item, from_wire, months_back, to_wire
+from loaders.entities import (
+    ALERT,
+    BALANCE_SETTINGS,
+    CASH_ADVANCE_SCORE,
+    INCOME,
+    INCOME_DETECTION_RUN,
+    INCOME_VERIFICATION,
+    LAST_PAGE,
+    MINE,
+    PAVE_LABEL,
+    PAYDAY,
+    SAVINGS_MONTH,
+    USERS,
+)
+from loaders.entity import Entity
 from loaders.expiry import Expiries
 from loaders.keys import ItemKey
 from loaders.point_reads import PointReadLoader
@@ -29,16 +43,11 @@ from loaders.rows.feeder import LastPageRow, PaveLabelRow
 from loaders.rows.income import IncomeRow
 from loaders.rows.income_detection import IncomeDetectionRunRow
 from loaders.rows.income_verification import IncomeVerificationRow
-from loaders.rows.mine import RECURRING, RITUAL, ExpenseKind, ExpenseRow, MineRow, expense_from_item
+from loaders.rows.mine import EXPENSES, RECURRING, RITUAL, ExpenseKind, ExpenseRow, MineRow
 from loaders.rows.payday import PaydayRow
 from loaders.rows.scores import ScoreRow
 
 R = TypeVar("R")
-
-#: One builder per kind, the same object each time: `row_of` keys a cached item's rows by it.
-_EXPENSE_ROWS: dict[ExpenseKind, Callable[[Item], ExpenseRow]] = {
-    kind: partial(expense_from_item, kind) for kind in (RECURRING, RITUAL)
-}
 
 #: An expense item's mine, parsed once per cached item.
 _LAST_MINE: Callable[[Item], datetime | None] = partial(fields.instant, name="last_mine")
@@ -63,7 +72,7 @@ class UserReads:
     def collect_user_partition(self, user_id: str) -> None:
         """Read the user's `USERS#<id>` partition with one Query, which then answers every
         entity of it this request reads (the access plan decides when that is cheaper)."""
-        self.queries.collect(*keys.user_partition(user_id))
+        self.queries.collect(*USERS.partition(user_id=user_id))
 
     def release(self) -> None:
         """The request is over: drop every item it read, now, by reference counting.
@@ -85,66 +94,80 @@ class UserReads:
             # In the form a read gives (Numbers as Decimal), as the row codecs expect.
             self.points.prime(key, from_wire(to_wire(item)))
 
+    def item(self, declared: Entity[R], **values: object) -> Answer[R | None]:
+        """Any declared entity's item under its key, as its row (None when absent): what
+        a field reads of an entity with no rule of its own."""
+        return then(self.points.answer(declared.key(**values)), _optional(declared.codec))
+
     def payday(self, user_id: str) -> Answer[PaydayRow | None]:
-        return then(self.points.answer(keys.payday(user_id)), self._payday_today)
+        return then(self.points.answer(PAYDAY.key(user_id=user_id)), self._payday_today)
 
     def _payday_today(self, item: Item | None) -> PaydayRow | None:
         if item is None:
             return None
-        row = row_of(PaydayRow.from_item, item)
+        row = row_of(_PAYDAY_ROW, item)
         # Served only on the UTC day it was computed; the TTL is garbage collection only.
         return row if row.prediction_date == self.now.date() else None
 
     def income_verification(self, user_id: str) -> Answer[IncomeVerificationRow | None]:
-        return then(self.points.answer(keys.income_verification(user_id)), _VERIFICATION)
+        return then(self.points.answer(INCOME_VERIFICATION.key(user_id=user_id)), _VERIFICATION)
 
     def savings_months(self, user_id: str, months: int) -> Answer[list[BalanceRow]]:
         """This UTC month and the `months - 1` before it, newest first; missing months are
         left out."""
-        wanted = [keys.savings_month(user_id, m) for m in months_back(self.now.date(), months)]
+        wanted = [
+            SAVINGS_MONTH.key(user_id=user_id, month=month)
+            for month in months_back(self.now.date(), months)
+        ]
         return then(self.points.answer_many(wanted), _months)
 
     def alert(self, user_id: str) -> Answer[AlertRow | None]:
-        return then(self.points.answer(keys.alert(user_id)), _ALERT)
+        return then(self.points.answer(ALERT.key(user_id=user_id)), _ALERT)
 
     def pave_label(self, user_id: str) -> Answer[PaveLabelRow | None]:
-        return then(self.points.answer(keys.pave_label(user_id)), _PAVE_LABEL)
+        return then(self.points.answer(PAVE_LABEL.key(user_id=user_id)), _PAVE_LABEL)
 
     def income(self, user_id: str) -> Answer[IncomeRow | None]:
-        return then(self.points.answer(keys.income(user_id)), _INCOME)
+        return then(self.points.answer(INCOME.key(user_id=user_id)), _INCOME)
 
     def low_balance_alert(self, user_id: str) -> Answer[BalanceSettingsRow | None]:
-        return then(self.points.answer(keys.balance_settings(user_id)), _BALANCE_SETTINGS)
+        return then(self.points.answer(BALANCE_SETTINGS.key(user_id=user_id)), _BALANCE_SETTINGS)
 
     def last_pages(self, user_id: str) -> Answer[list[LastPageRow]]:
-        return then(self.queries.answer(keys.last_pages_query(user_id)), _LAST_PAGES)
+        return then(self.queries.answer(LAST_PAGE.query(user_id=user_id)), _LAST_PAGES)
 
     def latest_mine(self, user_id: str) -> Answer[MineRow | None]:
-        return then(self.queries.answer(keys.latest_mine_query(user_id)), _newest_mine)
+        return then(
+            self.queries.answer(MINE.query(user_id=user_id, newest_first=True, limit=1)),
+            _newest_mine,
+        )
 
     def recurring_expenses(self, user_id: str) -> Answer[list[ExpenseRow]]:
-        return self._latest_expenses(RECURRING, keys.recurring_query(user_id), user_id)
+        return self._latest_expenses(RECURRING, user_id)
 
     def rituals(self, user_id: str) -> Answer[list[ExpenseRow]]:
-        return self._latest_expenses(RITUAL, keys.rituals_query(user_id), user_id)
+        return self._latest_expenses(RITUAL, user_id)
 
-    def _latest_expenses(
-        self, kind: ExpenseKind, query: keys.QueryKey, user_id: str
-    ) -> Answer[list[ExpenseRow]]:
+    def _latest_expenses(self, kind: ExpenseKind, user_id: str) -> Answer[list[ExpenseRow]]:
         # The mine and the expenses are read together (one wait).
         mine = self.latest_mine(user_id)
-        items = self.queries.answer(query)
+        items = self.queries.answer(EXPENSES[kind].query(user_id=user_id))
         if pending(mine) or pending(items):
             return _later_expenses(kind, mine, items)
         return _current_expenses(kind, cast(MineRow | None, mine), cast(list[Item], items))
 
     def cash_advance_scores(self, user_id: str, limit: int) -> Answer[list[ScoreRow]]:
-        return then(self.queries.answer(keys.cash_advance_scores_query(user_id, limit)), _SCORES)
+        return then(
+            self.queries.answer(
+                CASH_ADVANCE_SCORE.query(user_id=user_id, newest_first=True, limit=limit)
+            ),
+            _SCORES,
+        )
 
     def income_detection_runs(
         self, user_id: str, limit: int
     ) -> Answer[list[IncomeDetectionRunRow]]:
-        query = keys.income_detection_runs_query(user_id, limit)
+        query = INCOME_DETECTION_RUN.query(user_id=user_id, newest_first=True, limit=limit)
         return then(self.queries.answer(query), _DETECTION_RUNS)
 
 
@@ -166,22 +189,25 @@ def _every(build: Callable[[Item], R]) -> Callable[[list[Item]], list[R]]:
     return rows
 
 
-_VERIFICATION = _optional(IncomeVerificationRow.from_item)
-_ALERT = _optional(AlertRow.from_item)
-_PAVE_LABEL = _optional(PaveLabelRow.from_item)
-_INCOME = _optional(IncomeRow.from_item)
-_BALANCE_SETTINGS = _optional(BalanceSettingsRow.from_item)
-_LAST_PAGES = _every(LastPageRow.from_item)
-_SCORES = _every(ScoreRow.from_item)
-_DETECTION_RUNS = _every(IncomeDetectionRunRow.from_item)
+_VERIFICATION = _optional(INCOME_VERIFICATION.codec)
+_ALERT = _optional(ALERT.codec)
+_PAVE_LABEL = _optional(PAVE_LABEL.codec)
+_INCOME = _optional(INCOME.codec)
+_BALANCE_SETTINGS = _optional(BALANCE_SETTINGS.codec)
+_LAST_PAGES = _every(LAST_PAGE.codec)
+_SCORES = _every(CASH_ADVANCE_SCORE.codec)
+_DETECTION_RUNS = _every(INCOME_DETECTION_RUN.codec)
+_PAYDAY_ROW = PAYDAY.codec
+_MONTH_ROW = SAVINGS_MONTH.codec
+_MINE_ROW = MINE.codec
 
 
 def _months(items: list[Item | None]) -> list[BalanceRow]:
-    return [row_of(BalanceRow.from_item, item) for item in items if item is not None]
+    return [row_of(_MONTH_ROW, item) for item in items if item is not None]
 
 
 def _newest_mine(items: list[Item]) -> MineRow | None:
-    return row_of(MineRow.from_item, items[0]) if items else None
+    return row_of(_MINE_ROW, items[0]) if items else None
 
 
 def _current_expenses(
@@ -191,7 +217,7 @@ def _current_expenses(
     are dropped before their rows are built (half of a user's, as seeded)."""
     if mine is None:
         return []
-    build = _EXPENSE_ROWS[kind]
+    build = EXPENSES[kind].codec
     current = [row_of(build, item) for item in items if row_of(_LAST_MINE, item) == mine.mined_at]
     return sorted(current, key=lambda row: row.sort_key)
 

@@ -32,38 +32,24 @@ from graphql import (
     VariableNode,
 )
 
+from loaders.entities import USERS
 from schema.context import Info
 from schema.document_memo import DocumentMemo
+from schema.field_reads import FieldRead, UndeclaredRead, type_reads
+from schema.user import User
 
-#: Read capacity of the whole USERS#<id> partition, per user (see above).
-COLLECTION_UNITS = 3.5
-#: What each User field of that partition reads under the prefix plan, per user.
-PREFIX_UNITS = {
-    "recurringExpenses": 2.0,
-    "rituals": 0.5,
-    "cashAdvanceScores": 0.5,
-    "lastPages": 0.5,
-    "incomeVerification": 0.5,
-    "alert": 0.5,
-    "income": 0.5,
-}
-#: savingsMonths: one point read per month of its window.
-MONTH_UNITS = 0.5
-DEFAULT_MONTHS = 3
-
-#: User fields read by a Query of a prefix of the user's partition.
-PARTITION_QUERY_FIELDS = frozenset(
-    {"recurringExpenses", "rituals", "cashAdvanceScores", "lastPages"}
-)
-#: User fields read by point reads of the user's partition.
-PARTITION_POINT_FIELDS = frozenset({"incomeVerification", "savingsMonths", "alert", "income"})
-#: User fields that read other partitions or tables (or nothing).
-OTHER_FIELDS = frozenset(
-    {"id", "payday", "incomeDetectionRuns", "latestMine", "paveLabel", "lowBalanceAlert"}
-)
+#: Read capacity of the whole USERS#<id> partition, per user (see above): the collection's
+#: declaration. Each field's share under the prefix plan comes from its `reads` and the
+#: entities' `read_units` (`schema.field_reads`).
+COLLECTION_UNITS = USERS.read_units
+#: What each User field reads, derived at import: a field without reads is an error here.
+USER_READS = type_reads(User)
+#: The arguments that multiply a field's reads (`months`).
+_TIMES_ARGUMENTS = frozenset(read.times for read in USER_READS.values() if read.times is not None)
 
 
-#: A field selected on a User: its name, and its `months` argument as written (or None).
+#: A field selected on a User: its name, and the argument that multiplies its reads
+#: (`months`) as written, or None.
 UserField: TypeAlias = tuple[str, ValueNode | None]
 
 #: The User fields of each root field's selection, per parsed document (see `plan_user_reads`).
@@ -81,7 +67,8 @@ def user_fields(
     for selection in selection_set.selections if selection_set else ():
         if isinstance(selection, FieldNode):
             months = next(
-                (a.value for a in selection.arguments or () if a.name.value == "months"), None
+                (a.value for a in selection.arguments or () if a.name.value in _TIMES_ARGUMENTS),
+                None,
             )
             yield selection.name.value, months
         elif isinstance(selection, InlineFragmentNode):
@@ -110,36 +97,50 @@ def root_user_fields(
     )
 
 
-def prefix_plan_units(fields: Iterable[UserField], variables: Mapping[str, Any]) -> float:
-    """The read capacity the selection's partition fields cost one user, field by field."""
+def prefix_plan_units(
+    fields: Iterable[UserField],
+    variables: Mapping[str, Any],
+    reads: Mapping[str, FieldRead] = USER_READS,
+) -> float:
+    """The read capacity the selection's partition fields cost one user, field by field.
+    Raises `UndeclaredRead` for a field `reads` does not know (meta fields read nothing)."""
     units = 0.0
-    for name, months in fields:
-        if name == "savingsMonths":
-            units += MONTH_UNITS * _months(_argument_value(months, variables))
-        else:
-            units += PREFIX_UNITS.get(name, 0.0)
+    for name, times in fields:
+        read = reads.get(name)
+        if read is None:
+            if name.startswith("__"):
+                continue
+            raise UndeclaredRead("User", name)
+        count = _times(_argument_value(times, variables), read.default_times) if read.times else 1
+        units += read.units(USERS, count)
     return units
 
 
 def _argument_value(node: ValueNode | None, variables: Mapping[str, Any]) -> object:
     if node is None:
-        return DEFAULT_MONTHS
+        return None
     if isinstance(node, VariableNode):
         return variables.get(node.name.value)
     return getattr(node, "value", None)
 
 
-def _months(argument: object) -> int:
+def _times(argument: object, default: int) -> int:
     # A literal comes as its text ("12"), a variable as its value; a bad one is refused by
     # the field itself, so the plan only needs a fair guess.
+    if argument is None:
+        return default
     try:
         return int(str(argument))
     except ValueError:
-        return DEFAULT_MONTHS
+        return default
 
 
-def reads_partition_whole(fields: Iterable[UserField], variables: Mapping[str, Any]) -> bool:
-    units = prefix_plan_units(fields, variables)
+def reads_partition_whole(
+    fields: Iterable[UserField],
+    variables: Mapping[str, Any],
+    reads: Mapping[str, FieldRead] = USER_READS,
+) -> bool:
+    units = prefix_plan_units(fields, variables, reads)
     return units > 0 and units > COLLECTION_UNITS
 
 
@@ -156,6 +157,15 @@ def plan_reads(raw: GraphQLResolveInfo[Any], user_ids: Iterable[str]) -> None:
     # strawberry's executor gives the coerced dict; graphql-core's own, a container of it.
     given: Any = raw.variable_values
     variables: Mapping[str, Any] = getattr(given, "coerced", given)
-    if reads_partition_whole(fields, variables):
+    if reads_partition_whole(fields, variables, _reads_of(raw)):
         for user_id in dict.fromkeys(user_ids):
             raw.context.reads.collect_user_partition(user_id)
+
+
+def _reads_of(raw: GraphQLResolveInfo[Any]) -> Mapping[str, FieldRead]:
+    """The reads of the schema's User type (the product's, or a test's own)."""
+    user = raw.schema.get_type("User")
+    definition = user.extensions.get("strawberry-definition") if user is not None else None
+    if definition is None or definition.origin is User:
+        return USER_READS
+    return type_reads(definition.origin)

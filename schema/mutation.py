@@ -8,8 +8,17 @@ from typing import Annotated, TypeAlias
 
 import strawberry
 
-from loaders import balance_alert, keys
+from loaders import balance_alert
 from loaders.codec import Item
+from loaders.entities import (
+    ALERT,
+    INCOME_DETECTION_RUN,
+    INCOME_VERIFICATION,
+    LAST_PAGE,
+    PAVE_LABEL,
+    PAYDAY,
+    SAVINGS_MONTH,
+)
 from loaders.keys import ItemKey
 from loaders.lock import LockClient
 from loaders.rows.balance import BalanceRow
@@ -115,7 +124,7 @@ class Mutation:
             return payday.record_payday_prediction(writes, command, now)
 
         recorded = await writes_of(info).run(str(info.path.key), stage)
-        remember(info, keys.payday(recorded.row.user_id), recorded.row.to_item())
+        remember(info, PAYDAY.key(user_id=recorded.row.user_id), recorded.row.to_item())
         return PaydayPrediction.from_row(recorded.row)
 
     @strawberry.mutation(
@@ -132,7 +141,7 @@ class Mutation:
             return income_verification.set_income_verification(writes, command, now)
 
         row = await writes_of(info).run(str(info.path.key), stage)
-        remember(info, keys.income_verification(row.user_id), row.to_item())
+        remember(info, INCOME_VERIFICATION.key(user_id=row.user_id), row.to_item())
         return IncomeVerification.from_row(row)
 
     @strawberry.mutation(
@@ -149,7 +158,7 @@ class Mutation:
             return savings.record_savings_snapshot(writes, command, now)
 
         row = await writes_of(info).run(str(info.path.key), stage)
-        remember(info, keys.savings_month(row.user_id, row.month), row.to_item())
+        remember(info, SAVINGS_MONTH.key(user_id=row.user_id, month=row.month), row.to_item())
         return SavingsMonth.from_row(row)
 
     @strawberry.mutation(
@@ -174,7 +183,7 @@ class Mutation:
             # Another holder's decision is pending: a retry must run afresh, not replay this.
             session.unrecordable = "LOCKED"
         if evaluation.decision is balance_alert.Decision.SENT and evaluation.alert is not None:
-            remember(info, keys.alert(evaluation.alert.user_id), evaluation.alert.to_item())
+            remember(info, ALERT.key(user_id=evaluation.alert.user_id), evaluation.alert.to_item())
         return BalanceAlertEvaluation.from_evaluation(evaluation)
 
     @strawberry.mutation(
@@ -191,7 +200,7 @@ class Mutation:
             return feeder.mark_insights_refresh(writes, user_id, now)
 
         row = await writes_of(info).run(str(info.path.key), stage)
-        remember(info, keys.pave_label(row.user_id), row.to_item())
+        remember(info, PAVE_LABEL.key(user_id=row.user_id), row.to_item())
         return PaveLabel.from_row(row)
 
     @strawberry.mutation(
@@ -209,7 +218,7 @@ class Mutation:
 
         recorded = await writes_of(info).run(str(info.path.key), stage)
         row = recorded.row
-        key = keys.last_page(row.user_id, row.pave_request_id)
+        key = LAST_PAGE.key(user_id=row.user_id, pave_request_id=row.pave_request_id)
         remember(info, key, row.to_item() if recorded.written else None)
         return LastPage.from_row(row)
 
@@ -226,7 +235,11 @@ class Mutation:
             return income_detection.record_income_detection_run(writes, command, now)
 
         row = await writes_of(info).run(str(info.path.key), stage)
-        remember(info, keys.income_detection_run(row.user_id, row.run_date), row.to_item())
+        remember(
+            info,
+            INCOME_DETECTION_RUN.key(user_id=row.user_id, run_date=row.run_date),
+            row.to_item(),
+        )
         return IncomeDetectionRun.from_row(row)
 
     @strawberry.mutation(

@@ -25,7 +25,7 @@ from gateway.auth.tokens import mint_token
 from gateway.cli.examples import DASHBOARD_QUERY, FRONTEND_QUERY
 from gateway.resources import dynamodb_session
 from gateway.settings import Settings
-from loaders import keys
+from loaders import entities
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
 from schema.clock import SystemClock
@@ -201,7 +201,10 @@ async def lost_writes(endpoint: str, written: list[Job]) -> list[str]:
         by_key = {}
         for job in written:
             given = job.body["variables"]["input"]
-            by_key[keys.last_page(given["userId"], given["paveRequestId"])] = given["page"]
+            key = entities.LAST_PAGE.key(
+                user_id=given["userId"], pave_request_id=given["paveRequestId"]
+            )
+            by_key[key] = given["page"]
         pages = dynamo.pages(list(by_key))
         answers = await asyncio.gather(*(dynamo.batch_get(page) for page in pages))
         for answer in answers:

@@ -12,17 +12,31 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
+from typing import Any
 
 from gateway.settings import Settings
-from loaders import ttl
 from loaders.codec import Item
+from loaders.entities import (
+    ALERT,
+    BALANCE_SETTINGS,
+    CASH_ADVANCE_SCORE,
+    INCOME,
+    INCOME_DETECTION_RUN,
+    INCOME_VERIFICATION,
+    LAST_PAGE,
+    MINE,
+    PAVE_LABEL,
+    PAYDAY,
+    SAVINGS_MONTH,
+    Entity,
+)
 from loaders.rows.alert import AlertRow
 from loaders.rows.balance import AccountBalance, BalanceRow
 from loaders.rows.feeder import REFRESH_INSIGHTS, LastPageRow, PaveLabelRow
 from loaders.rows.income import IncomeRow
 from loaders.rows.income_detection import IncomeDetectionRunRow, MethodResult
 from loaders.rows.income_verification import IncomeVerificationRow
-from loaders.rows.mine import RECURRING, ExpenseKind, ExpenseRow, MineRow, expense_to_item
+from loaders.rows.mine import EXPENSES, RECURRING, ExpenseKind, ExpenseRow, MineRow, expense_to_item
 from loaders.rows.payday import AlgorithmPrediction, PaydayRow
 from loaders.rows.scores import ScoreRow
 from loaders.tables import Table
@@ -61,16 +75,20 @@ class SeedItems:
         self.now = now.replace(microsecond=0)
         self.today = self.now.date()
         self.settings = settings
-        self._pave: list[Item] = []
-        self._runs: list[Item] = []
-        self._balance_settings: list[Item] = []
+        self._items: list[tuple[Entity[Any], Item]] = []
 
     def items(self) -> list[tuple[Table, Item]]:
-        return (
-            [(Table.PAVE, item) for item in self._pave]
-            + [(Table.INCOME_DETECTION, item) for item in self._runs]
-            + [(Table.BALANCE_SETTINGS, item) for item in self._balance_settings]
-        )
+        """Each entity's items, in its declared table: grouped by table, in the tables'
+        order, each table's in the order built."""
+        return [
+            (table, item)
+            for table in Table
+            for declared, item in self._items
+            if declared.table is table
+        ]
+
+    def _add(self, declared: Entity[Any], item: Item) -> None:
+        self._items.append((declared, item))
 
     def payday(
         self,
@@ -85,7 +103,8 @@ class SeedItems:
         day = created.date() if predicted_on is None else predicted_on
         fm = prediction(day)
         others = fm if every_algorithm else None
-        self._pave.append(
+        self._add(
+            PAYDAY,
             PaydayRow(
                 user_id=user_id,
                 prediction_date=day,
@@ -98,12 +117,13 @@ class SeedItems:
                 pave=others,
                 fm=fm,
                 v2=others,
-                ttl=ttl.payday(created),
-            ).to_item()
+                ttl=PAYDAY.expires(created),
+            ).to_item(),
         )
 
     def income_verification(self, user_id: str, txn_id: str, notes: tuple[str, ...]) -> None:
-        self._pave.append(
+        self._add(
+            INCOME_VERIFICATION,
             IncomeVerificationRow(
                 user_id=user_id,
                 txn_name=PAYROLL,
@@ -116,7 +136,7 @@ class SeedItems:
                 last_updated=self.now - timedelta(days=3),
                 notes=notes,
                 verification_source="ollie",
-            ).to_item()
+            ).to_item(),
         )
 
     def balance(
@@ -124,13 +144,17 @@ class SeedItems:
     ) -> None:
         """A savings month: its accounts, their total, expiring as the writer's would."""
         total = sum((account.amount or Decimal(0) for account in accounts), Decimal(0))
-        self._pave.append(
-            BalanceRow(user_id, month, accounts, total, updated, ttl.balance(updated)).to_item()
+        self._add(
+            SAVINGS_MONTH,
+            BalanceRow(
+                user_id, month, accounts, total, updated, SAVINGS_MONTH.expires(updated)
+            ).to_item(),
         )
 
     def alert(self, user_id: str) -> None:
         """A low-balance alert sent two days ago."""
-        self._pave.append(
+        self._add(
+            ALERT,
             AlertRow(
                 user_id=user_id,
                 alert_sent=True,
@@ -138,22 +162,25 @@ class SeedItems:
                 balance_setting=Decimal("100.00"),
                 available_balance=Decimal("84.20"),
                 current_balance=Decimal("96.10"),
-            ).to_item()
+            ).to_item(),
         )
 
     def pave_label(self, user_id: str) -> None:
-        self._pave.append(
-            PaveLabelRow(user_id, REFRESH_INSIGHTS, self.now - timedelta(hours=5)).to_item()
+        self._add(
+            PAVE_LABEL,
+            PaveLabelRow(user_id, REFRESH_INSIGHTS, self.now - timedelta(hours=5)).to_item(),
         )
 
     def last_page(self, user_id: str, request_id: str, page: int, updated: datetime) -> None:
-        self._pave.append(
-            LastPageRow(user_id, request_id, page, updated, ttl.last_page(updated)).to_item()
+        self._add(
+            LAST_PAGE,
+            LastPageRow(user_id, request_id, page, updated, LAST_PAGE.expires(updated)).to_item(),
         )
 
     def income(self, user_id: str) -> None:
         """A biweekly payroll, next paid in 9 days."""
-        self._pave.append(
+        self._add(
+            INCOME,
             IncomeRow(
                 user_id,
                 PAYROLL,
@@ -161,11 +188,11 @@ class SeedItems:
                 "biweekly",
                 self.today + timedelta(days=9),
                 self.now - timedelta(days=1),
-            ).to_item()
+            ).to_item(),
         )
 
     def mine(self, user_id: str, mined_at: datetime, recurring: int, rituals: int) -> None:
-        self._pave.append(MineRow(user_id, mined_at, recurring, rituals).to_item())
+        self._add(MINE, MineRow(user_id, mined_at, recurring, rituals).to_item())
 
     def expenses(
         self, user_id: str, mined_at: datetime, kind: ExpenseKind, expenses: Iterable[Expense]
@@ -183,14 +210,17 @@ class SeedItems:
                 amount=expense.amount,
                 due_date=due,
                 category=expense.category,
-                ttl=ttl.expense(due, self.settings.expense_ttl_days),
+                ttl=EXPENSES[kind].expires(due, self.settings.expense_ttl_days),
             )
-            self._pave.append(expense_to_item(kind, row))
+            self._add(EXPENSES[kind], expense_to_item(kind, row))
 
     def score(self, user_id: str, score: Decimal, model_version: str, scored: datetime) -> None:
         ttl_days = self.settings.score_ttl_days
-        self._pave.append(
-            ScoreRow(user_id, score, model_version, scored, ttl.score(scored, ttl_days)).to_item()
+        self._add(
+            CASH_ADVANCE_SCORE,
+            ScoreRow(
+                user_id, score, model_version, scored, CASH_ADVANCE_SCORE.expires(scored, ttl_days)
+            ).to_item(),
         )
 
     def detection_run(
@@ -205,7 +235,8 @@ class SeedItems:
         probabilities: tuple[Decimal, ...],
     ) -> None:
         """An income detection run with the ML method enabled."""
-        self._runs.append(
+        self._add(
+            INCOME_DETECTION_RUN,
             IncomeDetectionRunRow(
                 user_id=user_id,
                 run_date=run_date,
@@ -215,9 +246,9 @@ class SeedItems:
                 ml_prediction_id=prediction_id,
                 ml_predictions=predictions,
                 ml_probabilities=probabilities,
-                ttl=ttl.income_detection(run_date),
-            ).to_item()
+                ttl=INCOME_DETECTION_RUN.expires(run_date),
+            ).to_item(),
         )
 
     def low_balance_alert(self, user_id: str, threshold: Decimal | None) -> None:
-        self._balance_settings.append({"user_id": user_id, "low_balance_alert": threshold})
+        self._add(BALANCE_SETTINGS, {"user_id": user_id, "low_balance_alert": threshold})

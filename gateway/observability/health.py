@@ -19,8 +19,8 @@ from starlette.responses import JSONResponse
 
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo, DynamoDBFailure
+from loaders.entities import STREAMED_TABLES
 from loaders.errors import DynamoDBUnavailable
-from loaders.tables import STREAMED_TABLES
 
 logger = logging.getLogger("gateway.health")
 

@@ -7,15 +7,10 @@ through a `CacheReader`; mutations drop and publish their partitions through a
 """
 
 from loaders.cache.coherent import MISS, CoherentCache, Miss
-from loaders.cache.feed_watch import (
-    DISCONNECTED,
-    LAGGING,
-    NO_POSITION,
-    STREAMED_TABLES,
-    FeedWatch,
-)
+from loaders.cache.feed_watch import DISCONNECTED, LAGGING, NO_POSITION, FeedWatch
 from loaders.cache.reader import CacheReader
 from loaders.cache.writes import WritePublisher
+from loaders.entities import STREAMED_TABLES
 
 __all__ = [
     "DISCONNECTED",

@@ -12,10 +12,8 @@ import time
 from collections.abc import Callable, Iterable
 
 from loaders.changes import ShardPosition
-from loaders.tables import Table
-
-#: The tables whose streams the change feed carries (SPEC section 7): the only ones cached.
-STREAMED_TABLES = frozenset({Table.PAVE, Table.INCOME_DETECTION, Table.BALANCE_SETTINGS})
+from loaders.entities import STREAMED_TABLES
+from loaders.table import Table
 
 #: Bypass reasons, the `reason` label of `gateway_cache_bypasses`.
 DISCONNECTED = "disconnected"

@@ -13,8 +13,8 @@ import logging
 from collections.abc import Iterable
 
 from loaders.cache.coherent import CoherentCache
-from loaders.cache.feed_watch import STREAMED_TABLES
 from loaders.changes import Change, ChangeFeed
+from loaders.entities import STREAMED_TABLES
 from loaders.tables import Table
 
 logger = logging.getLogger("gateway.cache")

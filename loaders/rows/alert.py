@@ -6,9 +6,11 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from loaders import keys
 from loaders.codec import Item
+from loaders.entity import entity
 from loaders.rows import fields
+from loaders.rows.users import USERS
+from loaders.table import Table
 
 ALERT_COOLDOWN = timedelta(days=7)
 
@@ -29,7 +31,7 @@ class AlertRow:
     @classmethod
     def from_item(cls, item: Mapping[str, Any]) -> AlertRow:
         return cls(
-            user_id=keys.user_id_of(item["PK"]),
+            user_id=ALERT.user_of(item["PK"]),
             alert_sent=fields.boolean(item, "alert_sent"),
             updated_date=fields.instant(item, "updated_date"),
             balance_setting=fields.decimal(item, "balance_setting"),
@@ -38,7 +40,7 @@ class AlertRow:
         )
 
     def to_item(self) -> Item:
-        key = keys.alert(self.user_id)
+        key = ALERT.key(user_id=self.user_id)
         return fields.without_none(
             {
                 "PK": key.pk,
@@ -51,3 +53,16 @@ class AlertRow:
                 "current_balance": self.current_balance,
             }
         )
+
+
+#: The low-balance alert last sent (or not) to a user.
+ALERT = entity(
+    "alert",
+    Table.PAVE,
+    pk=USERS,
+    sk="ALERT#{user_id}",
+    wakes=True,
+    row=AlertRow.from_item,
+    read_units=0.5,
+    example={"user_id": "demo-ada"},
+)

@@ -2,13 +2,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from loaders import keys
 from loaders.codec import Item
+from loaders.entity import TtlRule, entity
 from loaders.rows import fields
+from loaders.rows.users import USERS
+from loaders.table import Table
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +47,8 @@ class BalanceRow:
     @classmethod
     def from_item(cls, item: Mapping[str, Any]) -> BalanceRow:
         return cls(
-            user_id=keys.user_id_of(item["PK"]),
-            month=keys.savings_month_of(item["SK"]),
+            user_id=SAVINGS_MONTH.user_of(item["PK"]),
+            month=SAVINGS_MONTH.sk_value(item["SK"], "month"),
             accounts=tuple(AccountBalance.from_map(a) for a in fields.items(item, "accounts")),
             total_available=fields.decimal(item, "total_available"),
             updated_date=fields.instant(item, "updated_date"),
@@ -54,7 +56,7 @@ class BalanceRow:
         )
 
     def to_item(self) -> Item:
-        key = keys.savings_month(self.user_id, self.month)
+        key = SAVINGS_MONTH.key(user_id=self.user_id, month=self.month)
         return fields.without_none(
             {
                 "PK": key.pk,
@@ -66,3 +68,17 @@ class BalanceRow:
                 "ttl": self.ttl,
             }
         )
+
+
+#: A user's savings snapshot for one calendar month (`month` is `YYYY-MM`).
+SAVINGS_MONTH = entity(
+    "savings_month",
+    Table.PAVE,
+    pk=USERS,
+    sk="SAVINGS_MONTH#{month}",
+    ttl=TtlRule("updated_date", timedelta(days=365)),
+    wakes=True,
+    row=BalanceRow.from_item,
+    read_units=0.5,
+    example={"user_id": "demo-ada", "month": "2026-12"},
+)

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from loaders.entity import entity
 from loaders.rows import fields
+from loaders.table import Table
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +21,18 @@ class BalanceSettingsRow:
     @classmethod
     def from_item(cls, item: Mapping[str, Any]) -> BalanceSettingsRow:
         return cls(
-            user_id=item["user_id"],
+            user_id=BALANCE_SETTINGS.user_of(item["user_id"]),
             low_balance_alert=fields.decimal(item, "low_balance_alert"),
         )
+
+
+#: A user's low-balance threshold, in another service's table (read only).
+BALANCE_SETTINGS = entity(
+    "balance_settings",
+    Table.BALANCE_SETTINGS,
+    pk="{user_id}",
+    sk=None,
+    wakes=True,
+    row=BalanceSettingsRow.from_item,
+    example={"user_id": "demo-ada"},
+)

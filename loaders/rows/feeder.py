@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from loaders import keys
 from loaders.codec import Item
+from loaders.entity import TtlRule, entity
 from loaders.rows import fields
+from loaders.rows.users import USERS
+from loaders.table import Table
 
 REFRESH_INSIGHTS = "REFRESH_INSIGHTS"
 
@@ -23,13 +25,13 @@ class PaveLabelRow:
     @classmethod
     def from_item(cls, item: Mapping[str, Any]) -> PaveLabelRow:
         return cls(
-            user_id=keys.user_id_of(item["PK"]),
+            user_id=PAVE_LABEL.user_of(item["PK"]),
             label=fields.text(item, "label"),
             updated_date=fields.instant(item, "updated_date"),
         )
 
     def to_item(self) -> Item:
-        key = keys.pave_label(self.user_id)
+        key = PAVE_LABEL.key(user_id=self.user_id)
         return fields.without_none(
             {
                 "PK": key.pk,
@@ -52,16 +54,16 @@ class LastPageRow:
     @classmethod
     def from_item(cls, item: Mapping[str, Any]) -> LastPageRow:
         return cls(
-            user_id=keys.user_id_of(item["PK"]),
+            user_id=LAST_PAGE.user_of(item["PK"]),
             pave_request_id=fields.text(item, "pave_request_id")
-            or keys.last_page_request_id_of(item["SK"]),
+            or LAST_PAGE.sk_value(item["SK"], "pave_request_id"),
             page=fields.integer(item, "page"),
             updated_date=fields.instant(item, "updated_date"),
             ttl=fields.integer(item, "ttl"),
         )
 
     def to_item(self) -> Item:
-        key = keys.last_page(self.user_id, self.pave_request_id)
+        key = LAST_PAGE.key(user_id=self.user_id, pave_request_id=self.pave_request_id)
         return fields.without_none(
             {
                 "PK": key.pk,
@@ -73,3 +75,28 @@ class LastPageRow:
                 "ttl": self.ttl,
             }
         )
+
+
+#: The feeder's label that asks for the user's insights to be refreshed.
+PAVE_LABEL = entity(
+    "pave_label",
+    Table.PAVE,
+    pk="LABEL#{user_id}",
+    sk="PAVE#REFRESH_INSIGHTS",
+    wakes=True,
+    row=PaveLabelRow.from_item,
+    example={"user_id": "demo-ada"},
+)
+
+#: The last page the feeder fed, per Pave request.
+LAST_PAGE = entity(
+    "last_page",
+    Table.PAVE,
+    pk=USERS,
+    sk="LAST_PAGE#REQUEST_ID#{pave_request_id}",
+    ttl=TtlRule("updated_date", timedelta(days=5)),
+    wakes=True,
+    row=LastPageRow.from_item,
+    read_units=0.5,
+    example={"user_id": "demo-ada", "pave_request_id": "req-7f3a"},
+)

@@ -6,9 +6,11 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from loaders import keys
 from loaders.codec import Item
+from loaders.entity import entity
 from loaders.rows import fields
+from loaders.rows.users import USERS
+from loaders.table import Table
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,7 +25,7 @@ class IncomeRow:
     @classmethod
     def from_item(cls, item: Mapping[str, Any]) -> IncomeRow:
         return cls(
-            user_id=keys.user_id_of(item["PK"]),
+            user_id=INCOME.user_of(item["PK"]),
             source=fields.text(item, "source"),
             amount=fields.decimal(item, "amount"),
             frequency=fields.text(item, "frequency"),
@@ -32,7 +34,7 @@ class IncomeRow:
         )
 
     def to_item(self) -> Item:
-        key = keys.income(self.user_id)
+        key = INCOME.key(user_id=self.user_id)
         return fields.without_none(
             {
                 "PK": key.pk,
@@ -45,3 +47,16 @@ class IncomeRow:
                 "updated_date": fields.put_instant(self.updated_date),
             }
         )
+
+
+#: A user's detected income.
+INCOME = entity(
+    "income",
+    Table.PAVE,
+    pk=USERS,
+    sk="INCOME#{user_id}",
+    wakes=True,
+    row=IncomeRow.from_item,
+    read_units=0.5,
+    example={"user_id": "demo-ada"},
+)

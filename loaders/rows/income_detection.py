@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from loaders import keys
 from loaders.codec import Item, format_instant, parse_instant
+from loaders.entity import TtlRule, entity
 from loaders.rows import fields
+from loaders.table import Table
 
 METHOD_PREFIX = "method_"
 METHOD_SUFFIX = "_results"
@@ -83,7 +84,7 @@ class IncomeDetectionRunRow:
                 )
                 results.append(MethodResult(method, transactions))
         return cls(
-            user_id=keys.user_id_of(item["PK"]),
+            user_id=INCOME_DETECTION_RUN.user_of(item["PK"]),
             run_date=fields.instant(item, "run_date") or parse_instant(item["SK"]),
             method_results=tuple(results),
             ml_enabled=fields.boolean(item, "ml_enabled"),
@@ -95,7 +96,7 @@ class IncomeDetectionRunRow:
         )
 
     def to_item(self) -> Item:
-        key = keys.income_detection_run(self.user_id, self.run_date)
+        key = INCOME_DETECTION_RUN.key(user_id=self.user_id, run_date=self.run_date)
         item = fields.without_none(
             {
                 "PK": key.pk,
@@ -112,3 +113,16 @@ class IncomeDetectionRunRow:
         for result in self.method_results:
             item[method_attribute(result.method)] = [t.to_map() for t in result.transactions]
         return item
+
+
+#: One run of income detection, kept a week.
+INCOME_DETECTION_RUN = entity(
+    "income_detection_run",
+    Table.INCOME_DETECTION,
+    pk="INCOME_DETECTION#{user_id}",
+    sk="{run_date:instant}",
+    ttl=TtlRule("run_date", timedelta(days=7)),
+    wakes=True,
+    row=IncomeDetectionRunRow.from_item,
+    example={"user_id": "demo-ada", "run_date": datetime(2026, 12, 2, 11, 31, 28, tzinfo=UTC)},
+)

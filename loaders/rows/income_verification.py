@@ -5,9 +5,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from loaders import keys
 from loaders.codec import Item
+from loaders.entity import entity
 from loaders.rows import fields
+from loaders.rows.users import USERS
+from loaders.table import Table
 
 VERIFICATION_STATUSES = ("pending", "approved", "denied")
 VERIFICATION_SOURCES = ("ollie", "mx", "")
@@ -30,7 +32,7 @@ class IncomeVerificationRow:
     @classmethod
     def from_item(cls, item: Mapping[str, Any]) -> IncomeVerificationRow:
         return cls(
-            user_id=keys.user_id_of(item["PK"]),
+            user_id=INCOME_VERIFICATION.user_of(item["PK"]),
             txn_name=fields.text(item, "txn_name"),
             txn_id=fields.text(item, "txn_id"),
             amount_in_cents=fields.integer(item, "amount_in_cents"),
@@ -44,7 +46,7 @@ class IncomeVerificationRow:
         )
 
     def to_item(self) -> Item:
-        key = keys.income_verification(self.user_id)
+        key = INCOME_VERIFICATION.key(user_id=self.user_id)
         return fields.without_none(
             {
                 "PK": key.pk,
@@ -62,3 +64,16 @@ class IncomeVerificationRow:
                 "verification_source": self.verification_source,
             }
         )
+
+
+#: A user's income verification.
+INCOME_VERIFICATION = entity(
+    "income_verification",
+    Table.PAVE,
+    pk=USERS,
+    sk="VERIFICATION",
+    wakes=True,
+    row=IncomeVerificationRow.from_item,
+    read_units=0.5,
+    example={"user_id": "demo-ada"},
+)

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
-from loaders import keys
 from loaders.codec import Item, format_instant, parse_instant
+from loaders.entity import Entity, TtlRule, entity
 from loaders.rows import fields
+from loaders.rows.users import USERS
+from loaders.table import Table
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,15 +27,15 @@ class MineRow:
     @classmethod
     def from_item(cls, item: Mapping[str, Any]) -> MineRow:
         return cls(
-            user_id=keys.user_id_of(item["PK"]),
+            user_id=MINE.user_of(item["PK"]),
             # The SK's time is the mine's identity; `mined_at` repeats it.
-            mined_at=parse_instant(keys.mine_time_of(item["SK"])),
+            mined_at=parse_instant(MINE.sk_value(item["SK"], "mined_at")),
             recurring_count=fields.integer(item, "recurring_count"),
             ritual_count=fields.integer(item, "ritual_count"),
         )
 
     def to_item(self) -> Item:
-        key = keys.mine(self.user_id, self.mined_at)
+        key = MINE.key(user_id=self.user_id, mined_at=self.mined_at)
         return fields.without_none(
             {
                 "PK": key.pk,
@@ -77,7 +80,7 @@ RITUAL = ExpenseKind("ritual", "merchant_id")
 
 def expense_from_item(kind: ExpenseKind, item: Mapping[str, Any]) -> ExpenseRow:
     return ExpenseRow(
-        user_id=keys.user_id_of(item["PK"]),
+        user_id=USERS.pk.value(item["PK"], "user_id"),
         last_mine=fields.instant(item, "last_mine"),
         merchant_key=fields.text(item, kind.merchant_attribute),
         merchant_name=fields.text(item, "merchant_name"),
@@ -90,10 +93,13 @@ def expense_from_item(kind: ExpenseKind, item: Mapping[str, Any]) -> ExpenseRow:
 
 
 def expense_to_item(kind: ExpenseKind, row: ExpenseRow) -> Item:
-    build = keys.recurring if kind is RECURRING else keys.ritual
     last_mine = fields.put_instant(row.last_mine) or ""
-    key = build(
-        row.user_id, last_mine, row.merchant_key or "", row.frequency or "", str(row.amount)
+    key = EXPENSES[kind].key(
+        user_id=row.user_id,
+        last_mine=last_mine,
+        merchant=row.merchant_key or "",
+        frequency=row.frequency or "",
+        amount=str(row.amount),
     )
     return fields.without_none(
         {
@@ -110,3 +116,55 @@ def expense_to_item(kind: ExpenseKind, row: ExpenseRow) -> Item:
             "ttl": row.ttl,
         }
     )
+
+
+#: A mine's metadata: its time is its identity.
+MINE = entity(
+    "mine",
+    Table.PAVE,
+    pk="MINE#{user_id}",
+    sk="TIME#{mined_at:instant}",
+    wakes=True,
+    row=MineRow.from_item,
+    example={"user_id": "demo-ada", "mined_at": datetime(2026, 12, 2, 11, 31, 28, tzinfo=UTC)},
+)
+
+_EXPENSE_EXAMPLE = {
+    "user_id": "demo-ada",
+    "last_mine": "2026-12-02T11:31:28Z",
+    "merchant": "m-netflix",
+    "frequency": "monthly",
+    "amount": "15.49",
+}
+#: An expense found by a mine, due on `due_date`; kept `EXPENSE_TTL` days after it.
+_EXPENSE_TTL = TtlRule("due_date", setting="expense_ttl_days", from_midnight=True)
+
+#: The recurring expenses: a Query of their prefix reads two mines' rows (2.0 units).
+RECURRING_EXPENSE = entity(
+    "recurring",
+    Table.PAVE,
+    pk=USERS,
+    sk="RECURRING#{last_mine}#MERCHANT#{merchant}#{frequency}#{amount}",
+    ttl=_EXPENSE_TTL,
+    wakes=True,
+    row=partial(expense_from_item, RECURRING),
+    read_units=2.0,
+    example=_EXPENSE_EXAMPLE,
+)
+
+RITUAL_EXPENSE = entity(
+    "ritual",
+    Table.PAVE,
+    pk=USERS,
+    sk="RITUAL#{last_mine}#MERCHANT#{merchant}#{frequency}#{amount}",
+    ttl=_EXPENSE_TTL,
+    wakes=True,
+    row=partial(expense_from_item, RITUAL),
+    read_units=0.5,
+    example=_EXPENSE_EXAMPLE,
+)
+
+EXPENSES: dict[ExpenseKind, Entity[ExpenseRow]] = {
+    RECURRING: RECURRING_EXPENSE,
+    RITUAL: RITUAL_EXPENSE,
+}

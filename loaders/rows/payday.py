@@ -2,12 +2,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
-from loaders import keys
 from loaders.codec import Item
+from loaders.entity import TtlRule, entity
 from loaders.rows import fields
+from loaders.table import Table
 
 DETECTION_METHODS = (
     "PAVE_PAYDAY_CALCULATION",
@@ -69,7 +70,7 @@ class PaydayRow:
     @classmethod
     def from_item(cls, item: Mapping[str, Any]) -> PaydayRow:
         return cls(
-            user_id=keys.user_id_of(item["PK"]),
+            user_id=PAYDAY.user_of(item["PK"]),
             prediction_date=fields.day(item, "prediction_date"),
             detection_used=fields.text(item, "detection_used"),
             next_date=fields.day(item, "next_date"),
@@ -84,7 +85,7 @@ class PaydayRow:
         )
 
     def to_item(self) -> Item:
-        key = keys.payday(self.user_id)
+        key = PAYDAY.key(user_id=self.user_id)
         item = fields.without_none(
             {
                 "PK": key.pk,
@@ -104,3 +105,16 @@ class PaydayRow:
         for name, prediction in (("pave", self.pave), ("fm", self.fm), ("v2", self.v2)):
             item[name] = prediction.to_map() if prediction is not None else None
         return item
+
+
+#: A user's payday prediction, served only on the UTC day it was made.
+PAYDAY = entity(
+    "payday",
+    Table.PAVE,
+    pk="PAYDAY#{user_id}",
+    sk="PREDICTION",
+    ttl=TtlRule("created_date", timedelta(days=2)),
+    wakes=True,
+    row=PaydayRow.from_item,
+    example={"user_id": "demo-ada"},
+)

@@ -2,13 +2,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from loaders import keys
 from loaders.codec import Item, format_instant, parse_instant
+from loaders.entity import TtlRule, entity
 from loaders.rows import fields
+from loaders.rows.users import USERS
+from loaders.table import Table
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,15 +26,15 @@ class ScoreRow:
     @classmethod
     def from_item(cls, item: Mapping[str, Any]) -> ScoreRow:
         return cls(
-            user_id=keys.user_id_of(item["PK"]),
+            user_id=CASH_ADVANCE_SCORE.user_of(item["PK"]),
             score=fields.decimal(item, "score"),
             model_version=fields.text(item, "model_version"),
-            scored_at=parse_instant(keys.cash_advance_score_time_of(item["SK"])),
+            scored_at=parse_instant(CASH_ADVANCE_SCORE.sk_value(item["SK"], "scored_at")),
             ttl=fields.integer(item, "ttl"),
         )
 
     def to_item(self) -> Item:
-        key = keys.cash_advance_score(self.user_id, self.scored_at)
+        key = CASH_ADVANCE_SCORE.key(user_id=self.user_id, scored_at=self.scored_at)
         return fields.without_none(
             {
                 "PK": key.pk,
@@ -44,3 +46,17 @@ class ScoreRow:
                 "ttl": self.ttl,
             }
         )
+
+
+#: One cash-advance score; kept `SCORE_TTL_DAYS` after it was scored.
+CASH_ADVANCE_SCORE = entity(
+    "cash_advance_score",
+    Table.PAVE,
+    pk=USERS,
+    sk="CASH_ADVANCE_SCORE#{scored_at:instant}",
+    ttl=TtlRule("scored_at", setting="score_ttl_days"),
+    wakes=True,
+    row=ScoreRow.from_item,
+    read_units=0.5,
+    example={"user_id": "demo-ada", "scored_at": datetime(2026, 12, 2, 11, 31, 28, tzinfo=UTC)},
+)

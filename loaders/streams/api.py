@@ -7,7 +7,7 @@ from typing import Any, Protocol
 
 from botocore.exceptions import ClientError
 
-from loaders.tables import STREAMED_TABLES
+from loaders.entities import STREAMED_TABLES
 
 __all__ = ["STREAMED_TABLES", "StreamsApi", "error_code"]
 

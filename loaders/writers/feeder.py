@@ -6,11 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from loaders import keys, ttl, validation
+from loaders import validation
 from loaders.codec import epoch_seconds
 from loaders.dynamodb import Dynamo
-from loaders.rows.feeder import REFRESH_INSIGHTS, LastPageRow, PaveLabelRow
-from loaders.tables import Table
+from loaders.rows.feeder import LAST_PAGE, PAVE_LABEL, REFRESH_INSIGHTS, LastPageRow, PaveLabelRow
 from loaders.transactions import Writes
 from loaders.writers.common import read_consistent
 
@@ -26,7 +25,7 @@ def mark_insights_refresh(writes: Writes, user_id: str, now: datetime) -> PaveLa
     row = PaveLabelRow(
         user_id=validation.identifier("userId", user_id), label=REFRESH_INSIGHTS, updated_date=now
     )
-    writes.put(Table.PAVE, row.to_item())
+    writes.put(PAVE_LABEL.table, row.to_item())
     return row
 
 
@@ -50,7 +49,7 @@ def last_page_row(command: LastPageCommand, now: datetime) -> LastPageRow:
         pave_request_id=validation.identifier("paveRequestId", command.pave_request_id),
         page=validation.whole_number("page", command.page, minimum=0, maximum=MAX_PAGE),
         updated_date=now,
-        ttl=ttl.last_page(now),
+        ttl=LAST_PAGE.expires(now),
     )
 
 
@@ -66,14 +65,14 @@ async def record_last_page(
     assert page is not None  # last_page_row checked it
     if writes.attempt:
         stored = await read_consistent(
-            dynamo, keys.last_page(row.user_id, row.pave_request_id), now
+            dynamo, LAST_PAGE.key(user_id=row.user_id, pave_request_id=row.pave_request_id), now
         )
         # Absent (expired or deleted since) or lower: write after all, as the condition says.
         kept = LastPageRow.from_item(stored) if stored is not None else None
         if kept is not None and kept.page is not None and kept.page >= page:
             return RecordedLastPage(kept, written=False)
     writes.put(
-        Table.PAVE,
+        LAST_PAGE.table,
         row.to_item(),
         condition=LAST_PAGE_CONDITION,
         names={"#pk": "PK", "#page": "page", "#ttl": "ttl"},

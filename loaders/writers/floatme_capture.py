@@ -10,7 +10,6 @@ from datetime import date, datetime
 from loaders import capture, validation
 from loaders.capture import CaptureEvent
 from loaders.errors import BadUserInput
-from loaders.tables import Table
 from loaders.transactions import Writes
 from loaders.writers.common import TransactionCommand, validated_transactions
 
@@ -60,6 +59,6 @@ def record_floatme_v2_capture(
 ) -> FloatMeV2Capture:
     """Both rows, in one transaction."""
     events = floatme_v2_events(command, now)
-    writes.put(Table.DATACAPTURE, events.filtered_transactions.to_item())
-    writes.put(Table.DATACAPTURE, events.predicted_payday.to_item())
+    writes.put(events.filtered_transactions.key.table, events.filtered_transactions.to_item())
+    writes.put(events.predicted_payday.key.table, events.predicted_payday.to_item())
     return events

@@ -8,10 +8,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from loaders import ttl, validation
+from loaders import validation
 from loaders.errors import BadUserInput
-from loaders.rows.income_detection import IncomeDetectionRunRow, MethodResult
-from loaders.tables import Table
+from loaders.rows.income_detection import INCOME_DETECTION_RUN, IncomeDetectionRunRow, MethodResult
 from loaders.transactions import Writes
 from loaders.writers.common import (
     MAX_METHODS,
@@ -49,7 +48,7 @@ def income_detection_run_row(
     run_date = now if command.run_date is None else command.run_date
     if run_date > now:
         raise BadUserInput("runDate", "must not be in the future")
-    if ttl.income_detection(run_date) <= int(now.timestamp()):
+    if INCOME_DETECTION_RUN.expires(run_date) <= int(now.timestamp()):
         raise BadUserInput("runDate", "must be within the last 7 days (older runs have expired)")
     validation.bounded("methodResults", command.method_results, maximum=MAX_METHODS)
     results: list[MethodResult] = []
@@ -86,7 +85,7 @@ def income_detection_run_row(
         ),
         ml_predictions=predictions,
         ml_probabilities=probabilities,
-        ttl=ttl.income_detection(run_date),
+        ttl=INCOME_DETECTION_RUN.expires(run_date),
     )
 
 
@@ -94,5 +93,5 @@ def record_income_detection_run(
     writes: Writes, command: IncomeDetectionRunCommand, now: datetime
 ) -> IncomeDetectionRunRow:
     row = income_detection_run_row(command, now)
-    writes.put(Table.INCOME_DETECTION, row.to_item())
+    writes.put(INCOME_DETECTION_RUN.table, row.to_item())
     return row

@@ -8,11 +8,11 @@ from datetime import datetime
 
 from loaders import validation
 from loaders.rows.income_verification import (
+    INCOME_VERIFICATION,
     VERIFICATION_SOURCES,
     VERIFICATION_STATUSES,
     IncomeVerificationRow,
 )
-from loaders.tables import Table
 from loaders.transactions import Writes
 from loaders.writers.common import MAX_NOTES
 
@@ -58,5 +58,5 @@ def set_income_verification(
     writes: Writes, command: IncomeVerificationCommand, now: datetime
 ) -> IncomeVerificationRow:
     row = income_verification_row(command, now)
-    writes.put(Table.PAVE, row.to_item())
+    writes.put(INCOME_VERIFICATION.table, row.to_item())
     return row

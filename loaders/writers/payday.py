@@ -7,11 +7,10 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from loaders import capture, ttl, validation
+from loaders import capture, validation
 from loaders.capture import CaptureEvent
 from loaders.errors import BadUserInput
-from loaders.rows.payday import DETECTION_METHODS, AlgorithmPrediction, PaydayRow
-from loaders.tables import Table
+from loaders.rows.payday import DETECTION_METHODS, PAYDAY, AlgorithmPrediction, PaydayRow
 from loaders.transactions import Writes
 
 PAVE = "PAVE_PAYDAY_CALCULATION"
@@ -86,7 +85,7 @@ def payday_row(command: PaydayPredictionCommand, now: datetime) -> PaydayRow:
         pave=predictions["pave"],
         fm=predictions["fm"],
         v2=predictions["v2"],
-        ttl=ttl.payday(now),
+        ttl=PAYDAY.expires(now),
     )
 
 
@@ -125,8 +124,8 @@ def record_payday_prediction(
     )
     # One transaction: a capture event never describes a prediction that was not stored,
     # nor is a prediction stored without its event.
-    writes.put(Table.PAVE, row.to_item())
-    writes.put(Table.DATACAPTURE, event.to_item())
+    writes.put(PAYDAY.table, row.to_item())
+    writes.put(event.key.table, event.to_item())
     return RecordedPayday(row, event)
 
 

@@ -7,11 +7,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from loaders import ttl, validation
+from loaders import validation
 from loaders.codec import format_month
 from loaders.errors import BadUserInput
-from loaders.rows.balance import AccountBalance, BalanceRow
-from loaders.tables import Table
+from loaders.rows.balance import SAVINGS_MONTH, AccountBalance, BalanceRow
 from loaders.transactions import Writes
 from loaders.writers.common import MAX_ACCOUNTS
 
@@ -61,7 +60,7 @@ def balance_row(command: SavingsSnapshotCommand, now: datetime) -> BalanceRow:
         accounts=accounts,
         total_available=total,
         updated_date=now,
-        ttl=ttl.balance(now),
+        ttl=SAVINGS_MONTH.expires(now),
     )
 
 
@@ -69,5 +68,5 @@ def record_savings_snapshot(
     writes: Writes, command: SavingsSnapshotCommand, now: datetime
 ) -> BalanceRow:
     row = balance_row(command, now)
-    writes.put(Table.PAVE, row.to_item())
+    writes.put(SAVINGS_MONTH.table, row.to_item())
     return row

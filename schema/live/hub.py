@@ -30,10 +30,9 @@ from typing import Any
 import strawberry
 from strawberry.types.graphql import OperationType
 
-from loaders import keys
+from loaders import entities
 from loaders.backoff import Backoff
 from loaders.changes import Change, ShardPosition
-from loaders.tables import Table
 from schema.clock import Clock
 from schema.context import Context
 from schema.live.charges import CoalescedCharge
@@ -49,23 +48,15 @@ DEBOUNCE_SECONDS = 0.05
 #: A re-read that DynamoDB could not answer whole is tried again after about a second,
 #: doubling up to 30 s, until one succeeds (its partial answer is sent meanwhile).
 RETRY = Backoff(base=1.0, cap=30.0)
-#: The tables whose changes make events (SPEC 7: not the captures, not the locks).
-_USER_TABLES = frozenset({Table.PAVE, Table.INCOME_DETECTION})
 
 #: Builds the re-read's Context for a principal of the group's read scope.
 ContextFactory = Callable[[Principal], Context]
 
 
 def user_of(change: Change) -> str | None:
-    """The user whose answers `change` may alter; None when it makes no event."""
-    if change.table is Table.BALANCE_SETTINGS:
-        return change.partition_key
-    if change.table in _USER_TABLES:
-        try:
-            return keys.user_id_of(change.partition_key)
-        except ValueError:
-            return None
-    return None
+    """The user whose answers `change` may alter; None when it makes no event (SPEC 7:
+    not the captures, not the locks): as the entities of its table declare."""
+    return entities.user_of(change.table, change.partition_key)
 
 
 def read_scope(principal: Principal) -> str:

@@ -13,9 +13,9 @@ import pytest
 from types_aiobotocore_dynamodb import DynamoDBClient
 
 from gateway.settings import Settings
-from loaders import keys
 from loaders.changes import Change, ShardPosition
 from loaders.dynamodb import Dynamo
+from loaders.entities import LAST_PAGE
 from loaders.rows.income import IncomeRow
 from loaders.tables import Table, TableNames, create_tables
 from schema.clock import FixedClock
@@ -274,7 +274,7 @@ async def test_a_failed_conditional_write_drops_its_partition(
 
 
 async def outside_last_page(dynamo: Dynamo, user_id: str, request_id: str, page: int) -> Any:
-    key = keys.last_page(user_id, request_id)
+    key = LAST_PAGE.key(user_id=user_id, pave_request_id=request_id)
     answer = await dynamo.call(
         "update_item",
         TableName=dynamo.tables.name(key.table),

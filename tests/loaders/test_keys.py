@@ -1,46 +1,104 @@
+"""Every key format, as the declarations build it and read it back (`loaders.entities`)."""
+
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
-from loaders import keys
+import pytest
+
+from loaders import entities as e
+from loaders.keys import ItemKey, QueryKey
 from loaders.tables import Table
 
 AT = datetime(2026, 12, 2, 11, 31, 28, tzinfo=UTC)
+U = {"user_id": "u-1"}
+USER = "u-1"
 
 
 def test_site_pave_keys_follow_the_description() -> None:
-    assert keys.payday("u-1") == keys.ItemKey(Table.PAVE, "PAYDAY#u-1", "PREDICTION")
-    assert keys.income_verification("u-1").sk == "VERIFICATION"
-    assert keys.savings_month("u-1", "2026-12").sk == "SAVINGS_MONTH#2026-12"
-    assert keys.alert("u-1") == keys.ItemKey(Table.PAVE, "USERS#u-1", "ALERT#u-1")
-    assert keys.pave_label("u-1") == keys.ItemKey(Table.PAVE, "LABEL#u-1", "PAVE#REFRESH_INSIGHTS")
-    assert keys.last_page("u-1", "r-9").sk == "LAST_PAGE#REQUEST_ID#r-9"
-    assert keys.mine("u-1", AT) == keys.ItemKey(Table.PAVE, "MINE#u-1", "TIME#2026-12-02T11:31:28Z")
+    assert e.PAYDAY.key(**U) == ItemKey(Table.PAVE, "PAYDAY#u-1", "PREDICTION")
+    assert e.INCOME_VERIFICATION.key(**U).sk == "VERIFICATION"
+    assert e.SAVINGS_MONTH.key(month="2026-12", **U).sk == "SAVINGS_MONTH#2026-12"
+    assert e.ALERT.key(**U) == ItemKey(Table.PAVE, "USERS#u-1", "ALERT#u-1")
+    assert e.PAVE_LABEL.key(**U) == ItemKey(Table.PAVE, "LABEL#u-1", "PAVE#REFRESH_INSIGHTS")
+    assert e.LAST_PAGE.key(pave_request_id="r-9", **U).sk == "LAST_PAGE#REQUEST_ID#r-9"
+    assert e.MINE.key(mined_at=AT, **U) == ItemKey(
+        Table.PAVE, "MINE#u-1", "TIME#2026-12-02T11:31:28Z"
+    )
+    expense = {"last_mine": "2026-12-02T11:31:28Z", "merchant": "m-1", "frequency": "monthly"}
     assert (
-        keys.recurring("u-1", "2026-12-02T11:31:28Z", "m-1", "monthly", "15.49").sk
+        e.RECURRING_EXPENSE.key(amount="15.49", **expense, **U).sk
         == "RECURRING#2026-12-02T11:31:28Z#MERCHANT#m-1#monthly#15.49"
     )
-    assert (
-        keys.ritual("u-1", "T", "m-2", "weekly", "4.75").sk == "RITUAL#T#MERCHANT#m-2#weekly#4.75"
+    ritual = {"last_mine": "T", "merchant": "m-2", "frequency": "weekly", "amount": "4.75"}
+    assert e.RITUAL_EXPENSE.key(**ritual, **U).sk == "RITUAL#T#MERCHANT#m-2#weekly#4.75"
+    assert e.INCOME.key(**U).sk == "INCOME#u-1"
+    assert e.CASH_ADVANCE_SCORE.key(scored_at=AT, **U).sk == (
+        "CASH_ADVANCE_SCORE#2026-12-02T11:31:28Z"
     )
-    assert keys.income("u-1").sk == "INCOME#u-1"
-    assert keys.cash_advance_score("u-1", AT).sk == "CASH_ADVANCE_SCORE#2026-12-02T11:31:28Z"
 
 
 def test_other_tables_keys() -> None:
-    run = keys.income_detection_run("u-1", AT)
+    run = e.INCOME_DETECTION_RUN.key(run_date=AT, **U)
     assert (run.pk, run.sk) == ("INCOME_DETECTION#u-1", "2026-12-02T11:31:28Z")
-    daily = keys.capture_daily_event("u-1", "FM_PAYDAY_FILTERED_TXNS", date(2026, 12, 2))
+    daily = e.CAPTURE_DAILY_EVENT.key(
+        event_name="FM_PAYDAY_FILTERED_TXNS", day=date(2026, 12, 2), **U
+    )
     assert (daily.pk, daily.sk) == ("USER#u-1", "FM_PAYDAY_FILTERED_TXNS#2026-12-02")
-    event = keys.capture_evaluation_event("u-1", "PAYDAY_PREDICTION", AT, "0a1b2c3d")
+    event = e.CAPTURE_EVALUATION_EVENT.key(
+        event_name="PAYDAY_PREDICTION", at=AT, random_hex="0a1b2c3d", **U
+    )
     assert event.sk == "PAYDAY_PREDICTION#2026-12-02T11:31:28.000000Z#0a1b2c3d"
-    assert keys.balance_settings("u-1").attributes() == {"user_id": {"S": "u-1"}}
-    assert keys.balance_alert_lock("u-1").attributes() == {
-        "key": {"S": "balance-alert:user_id:u-1"}
-    }
+    assert e.BALANCE_SETTINGS.key(**U).attributes() == {"user_id": {"S": "u-1"}}
+    assert e.BALANCE_ALERT_LOCK.key(**U).attributes() == {"key": {"S": "balance-alert:user_id:u-1"}}
+
+
+def test_queries_take_the_sort_keys_literal_prefix() -> None:
+    assert e.MINE.query(newest_first=True, limit=1, user_id=USER) == QueryKey(
+        Table.PAVE, "MINE#u-1", "TIME#", newest_first=True, limit=1
+    )
+    assert e.RECURRING_EXPENSE.query(user_id=USER).sk_prefix == "RECURRING#"
+    assert e.RITUAL_EXPENSE.query(user_id=USER).sk_prefix == "RITUAL#"
+    assert e.LAST_PAGE.query(user_id=USER).sk_prefix == "LAST_PAGE#REQUEST_ID#"
+    assert e.CASH_ADVANCE_SCORE.query(limit=3, user_id=USER).sk_prefix == "CASH_ADVANCE_SCORE#"
+    runs = e.INCOME_DETECTION_RUN.query(newest_first=True, limit=10, user_id=USER)
+    assert (runs.table, runs.pk, runs.sk_prefix) == (
+        Table.INCOME_DETECTION,
+        "INCOME_DETECTION#u-1",
+        "",
+    )
+    assert e.USERS.partition(user_id=USER) == (Table.PAVE, "USERS#u-1")
 
 
 def test_keys_read_back() -> None:
-    assert keys.user_id_of("USERS#u-1") == "u-1"
-    assert keys.savings_month_of("SAVINGS_MONTH#2026-12") == "2026-12"
-    assert keys.last_page_request_id_of("LAST_PAGE#REQUEST_ID#r-9") == "r-9"
+    assert e.ALERT.user_of("USERS#u-1") == "u-1"
+    assert e.SAVINGS_MONTH.sk_value("SAVINGS_MONTH#2026-12", "month") == "2026-12"
+    assert e.LAST_PAGE.sk_value("LAST_PAGE#REQUEST_ID#r-9", "pave_request_id") == "r-9"
+    assert e.RECURRING_EXPENSE.sk is not None
+    assert e.RECURRING_EXPENSE.sk.parse("RECURRING#T#MERCHANT#m-1#monthly#15.49") == {
+        "last_mine": "T",
+        "merchant": "m-1",
+        "frequency": "monthly",
+        "amount": "15.49",
+    }
+    with pytest.raises(ValueError, match="does not match"):
+        e.ALERT.user_of("MINE#u-1")
+    with pytest.raises(ValueError, match="does not match"):
+        e.ALERT.user_of("USERS#")
+
+
+@pytest.mark.parametrize("declared", e.ENTITIES, ids=lambda declared: declared.name)
+def test_every_example_builds_a_key_that_parses_back(declared: e.Entity[object]) -> None:
+    key = declared.key(**declared.example)
+    assert key.attributes()  # its table's key attributes, all present
+    values = declared.pk.parse(key.pk)
+    if declared.sk is not None:
+        assert key.sk is not None
+        values |= declared.sk.parse(key.sk)
+    # Text values come back as given; formatted ones (instants, dates) as their text.
+    assert {
+        name: value for name, value in declared.example.items() if isinstance(value, str)
+    }.items() <= values.items()
+    assert set(values) == set(declared.example)
+    if declared.user is not None:
+        assert declared.user_of(key.pk) == declared.example[declared.user]

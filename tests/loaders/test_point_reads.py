@@ -3,8 +3,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from loaders import keys
 from loaders.dynamodb import Dynamo
+from loaders.entities import BALANCE_SETTINGS, PAYDAY
 from loaders.point_reads import PointReadLoader
 from loaders.tables import TableNames
 from tests.conftest import NOW, CallCounter
@@ -32,8 +32,8 @@ async def test_keys_of_one_tick_go_out_in_pages_of_100_across_tables(
     )
     dynamodb_calls.reset()
     loader = PointReadLoader(Dynamo(dynamodb, tables), NOW)
-    wanted = [keys.payday(f"u-{i}") for i in range(150)] + [
-        keys.balance_settings(f"u-{i}") for i in range(100)
+    wanted = [PAYDAY.key(user_id=f"u-{i}") for i in range(150)] + [
+        BALANCE_SETTINGS.key(user_id=f"u-{i}") for i in range(100)
     ]
     # Duplicates ride along without costing a key.
     results = await asyncio.gather(*(loader.load(key) for key in [*wanted, *wanted[:20]]))
