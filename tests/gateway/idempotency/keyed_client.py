@@ -16,6 +16,7 @@ from gateway.auth.tokens import mint_token
 from gateway.http.graphql_payload import payload_of
 from gateway.idempotency import Answer, Idempotency
 from gateway.settings import Settings
+from gateway.state import Resources
 from loaders.codec import from_wire
 from loaders.dynamodb import Dynamo
 from loaders.lock import LockClient
@@ -38,8 +39,7 @@ async def gateway(
     """The app as its lifespan leaves it: the suite's Dynamo and one process lock client."""
     configured = dataclasses.replace(settings, auth_hs256_secret=SECRET, **overrides)
     app = create_app(configured, clock=clock)
-    app.state.dynamo = dynamo
-    app.state.locks = LockClient(dynamo)
+    app.state.resources = Resources(dynamo, locks=LockClient(dynamo))
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as client:
         client.app = app  # type: ignore[attr-defined]
