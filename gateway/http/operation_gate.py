@@ -31,7 +31,7 @@ from gateway.protection.trusted_documents import (
     TrustedOperation,
     sha256_hex,
 )
-from gateway.settings import Settings
+from gateway.settings.requests import RequestSettings
 from schema.principal import Principal
 
 logger = logging.getLogger("gateway.trusted_documents")
@@ -102,7 +102,7 @@ class OperationGate:
     @classmethod
     def from_settings(
         cls,
-        settings: Settings,
+        settings: RequestSettings,
         schema: GraphQLSchema,
         count_untrusted: Callable[[str], None] = lambda outcome: None,
     ) -> OperationGate:
