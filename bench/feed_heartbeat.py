@@ -18,6 +18,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 
+from gateway.state import opened_resources
 from loaders.cache import STREAMED_TABLES
 from loaders.changes import ChangeFeed, ShardPosition
 
@@ -32,14 +33,16 @@ async def heartbeat(feed: ChangeFeed) -> None:
 
 
 def with_feed_heartbeat(app: Starlette) -> None:
-    """Run `heartbeat` on `app.state.change_feed` while the app's lifespan runs."""
+    """Run `heartbeat` on the app's change feed while the app's lifespan runs."""
     # Starlette types its lifespan as yielding None or a state mapping; the gateway's is None.
     inner: Callable[[Starlette], AbstractAsyncContextManager[Any]] = app.router.lifespan_context
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with inner(app):
-            beating = asyncio.create_task(heartbeat(app.state.change_feed))
+            feed = opened_resources(app).change_feed
+            assert feed is not None
+            beating = asyncio.create_task(heartbeat(feed))
             try:
                 yield
             finally:

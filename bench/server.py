@@ -24,6 +24,8 @@ from bench.feed_heartbeat import with_feed_heartbeat
 from bench.naive import naive_reads
 from gateway.app import create_app
 from gateway.settings import Settings
+from gateway.state import opened_resources
+from loaders.request_scope import RequestScope
 from schema import access_plan
 from schema.clock import SystemClock
 from schema.context import Context
@@ -50,14 +52,14 @@ class NaiveView(GraphQL[Context, None]):
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket
     ) -> Context:
-        dynamo = request.app.state.dynamo
-        now = self.clock.now()
+        scope = RequestScope(self.clock.now())
+        dynamo = opened_resources(request.app).dynamo.bound(scope)
         return Context(
             dynamo=dynamo,
-            reads=naive_reads(dynamo, now),
+            reads=naive_reads(dynamo, scope.now),
             principal=Principal(FRONTEND_USER, frozenset({DASHBOARD})),
             clock=self.clock,
-            now=now,
+            scope=scope,
             cost_requested=request.headers.get("x-insight-cost") == "1",
         )
 

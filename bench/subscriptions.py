@@ -37,6 +37,7 @@ from gateway.auth.tokens import mint_token
 from gateway.cli.embedded import EmbeddedDynamoDB
 from gateway.resources import open_dynamo
 from gateway.settings import Settings
+from gateway.state import opened_resources
 from loaders.changes import Change
 from loaders.dynamodb import FinishedCall
 from loaders.tables import Table, TableNames, create_tables
@@ -136,21 +137,24 @@ async def fan_out(endpoint: str, tables: TableNames, count: int, per_socket: int
     app = create_app(settings)
     calls: list[FinishedCall] = []
     async with serving(app) as url, AsyncExitStack() as stack:
-        app.state.dynamo.observers.append(calls.append)
+        resources = opened_resources(app)
+        hub, feed = resources.live, resources.change_feed
+        assert hub is not None
+        assert feed is not None
+        resources.dynamo.observers.append(calls.append)
         sockets = await open_subscriptions(stack, url, count, per_socket)
-        hub = app.state.live
         for _ in range(500):
             if hub.subscriptions == count:
                 break
             await asyncio.sleep(0.02)
         for dollars in ("10", "20"):
             calls.clear()
-            await app.state.dynamo.client.put_item(
+            await resources.dynamo.client.put_item(
                 TableName=tables.balance_settings,
                 Item={"user_id": {"S": USER}, "low_balance_alert": {"N": dollars}},
             )
             started = time.perf_counter()
-            await app.state.change_feed.publish([Change(Table.BALANCE_SETTINGS, USER)])
+            await feed.publish([Change(Table.BALANCE_SETTINGS, USER)])
             per = [min(per_socket, count - n * per_socket) for n in range(len(sockets))]
             await asyncio.gather(*(receive_events(s, e) for s, e in zip(sockets, per, strict=True)))
             seconds = time.perf_counter() - started

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import replace
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -31,6 +32,7 @@ from gateway.protection.budget_charge import BudgetCharge
 from gateway.protection.rate_limit import Budgets
 from gateway.resources import open_dynamo, settled_collector
 from gateway.settings import Settings
+from gateway.state import Resources, resources_of
 from gateway.subscriptions.wiring import open_subscriptions
 from loaders.cache import WritePublisher
 from loaders.lock import LockClient
@@ -55,7 +57,9 @@ def create_app(
 
     tracing = tracing_from_settings(settings)
     metrics = Metrics()
-    CacheMetrics(metrics.registry, lambda: getattr(app.state, "cache", None))
+    CacheMetrics(
+        metrics.registry, lambda: None if (opened := resources_of(app)) is None else opened.cache
+    )
     subscription_metrics = SubscriptionMetrics(metrics.registry)
     field_usage = FieldUsage(metrics.registry, settings.field_usage_max_clients)
     failures = FailureLog()
@@ -63,39 +67,39 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with open_dynamo(settings) as dynamo:
-            app.state.dynamo = dynamo
             dynamo.observers.append(metrics.observe_call)
             dynamo.observers.append(failures.observe_call)
             dynamo.abandon_observers.append(failures.observe_abandoned)
             # One lock client per process: one owner name, as a Go service has.
-            app.state.locks = LockClient(dynamo)
+            locks = LockClient(dynamo)
+            resources = Resources(dynamo, locks=locks)
             # Live data (SPEC section 7): the change feed, fed by the stream readers; stopped
             # (and their leases released) before the DynamoDB client closes.
             async with AsyncExitStack() as live_stack:
                 if settings.subscriptions or settings.cache:
                     live = await live_stack.enter_async_context(
-                        open_live_data(
-                            settings, dynamo, metrics.registry, app.state.locks.owner_name
-                        )
+                        open_live_data(settings, dynamo, metrics.registry, locks.owner_name)
                     )
-                    app.state.live_data = live
-                    app.state.change_feed = live.feed
                     # The cache listens to the feed whether or not subscriptions are served.
                     cache = (
-                        await live_stack.enter_async_context(open_cache(app, settings))
+                        await live_stack.enter_async_context(open_cache(live.feed, settings))
                         if settings.cache
                         else None
                     )
                     # The gateway's own writes: dropped from the cache and published as they
                     # are answered, so every replica and subscriber sees them at once (the
                     # stream carries them later too).
-                    app.state.write_publisher = WritePublisher(cache, live.feed)
-                    live_stack.callback(delattr, app.state, "write_publisher")
+                    resources = replace(
+                        resources,
+                        live_data=live,
+                        cache=cache,
+                        write_publisher=WritePublisher(cache, live.feed),
+                    )
                 if settings.subscriptions:
                     # The hub on that feed: subscribers woken by its changes.
-                    await live_stack.enter_async_context(
+                    hub = await live_stack.enter_async_context(
                         open_subscriptions(
-                            app,
+                            resources,
                             settings=settings,
                             schema=schema,
                             clock=clock,
@@ -103,12 +107,14 @@ def create_app(
                             metrics=subscription_metrics,
                         )
                     )
+                    resources = replace(resources, live=hub)
+                app.state.resources = resources
                 try:
                     with settled_collector():
                         yield
                 finally:
                     # From here /readyz answers 503 while the client closes.
-                    del app.state.dynamo
+                    app.state.resources = None
         await tracing.shutdown()
 
     # Per-client protection (issue 12): budgets charged after the limits, before execution;
@@ -172,6 +178,7 @@ def create_app(
         ],
         lifespan=lifespan,
     )
+    app.state.resources = None
     app.state.settings = settings
     app.state.readiness = ReadinessMemory(settings.readyz_cache_seconds)
     app.state.metrics = metrics

@@ -6,28 +6,20 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from starlette.applications import Starlette
-
-from gateway.settings import Settings
+from gateway.settings.live import LiveSettings
 from loaders.cache import CoherentCache, FeedWatch
 from loaders.changes import ChangeFeed
 
 
 @asynccontextmanager
-async def open_cache(app: Starlette, settings: Settings) -> AsyncIterator[CoherentCache]:
-    """The cache listening to `app.state.change_feed`, as `app.state.cache`, until the
-    block ends.
-
-    The cache listens whether or not subscriptions are served; `app.state.change_feed`
-    is the one the stream readers publish on (`gateway.live`, opened before)."""
-    feed: ChangeFeed = app.state.change_feed
+async def open_cache(feed: ChangeFeed, settings: LiveSettings) -> AsyncIterator[CoherentCache]:
+    """The cache listening to `feed` until the block ends: the one the stream readers
+    publish on (`gateway.live`, opened before), whether or not subscriptions are served."""
     cache = CoherentCache(
         settings.cache_max_bytes, FeedWatch(max_lag_seconds=settings.cache_max_lag_seconds)
     )
     stop_listening = feed.listen(cache)
-    app.state.cache = cache
     try:
         yield cache
     finally:
         stop_listening()
-        del app.state.cache

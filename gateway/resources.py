@@ -11,15 +11,11 @@ from typing import cast
 import aioboto3
 from aiobotocore.config import AioConfig
 from aiobotocore.session import AioSession
-from starlette.datastructures import State
 
-from gateway.settings import Settings
+from gateway.settings.service import ServiceSettings
 from loaders.dynamodb import Dynamo
 from loaders.streams import StreamsApi
 from loaders.wire_parser import FastResponseParserFactory
-from schema.clock import Clock
-from schema.context import Context, build_context
-from schema.principal import Principal
 
 
 def dynamodb_session() -> aioboto3.Session:
@@ -39,7 +35,7 @@ USER_AGENT = f"insight-gateway/{version('insight-gateway')}"
 KEEPALIVE_SECONDS = 55.0
 
 
-def client_config(settings: Settings) -> AioConfig:
+def client_config(settings: ServiceSettings) -> AioConfig:
     # botocore's default pool of 10 connections would queue a wide request; the pool and
     # Dynamo's in-flight cap are the same number.
     # Standard retry mode: jittered exponential backoff on throttling, 5xx and connection
@@ -89,7 +85,7 @@ def settled_collector() -> Iterator[None]:
 
 
 @asynccontextmanager
-async def open_dynamo(settings: Settings) -> AsyncIterator[Dynamo]:
+async def open_dynamo(settings: ServiceSettings) -> AsyncIterator[Dynamo]:
     """Open the process's DynamoDB client (creating one costs hundreds of milliseconds, so it
     is done once, in the lifespan) and close it on the way out."""
     session = dynamodb_session()
@@ -108,7 +104,7 @@ async def open_dynamo(settings: Settings) -> AsyncIterator[Dynamo]:
 
 
 @asynccontextmanager
-async def open_streams(settings: Settings) -> AsyncIterator[StreamsApi]:
+async def open_streams(settings: ServiceSettings) -> AsyncIterator[StreamsApi]:
     """Open the process's DynamoDB Streams client, on the DynamoDB client's endpoint, region
     and credentials (the same default chain), once, in the lifespan. Few attempts: the
     stream readers back off and retry themselves."""
@@ -127,28 +123,3 @@ async def open_streams(settings: Settings) -> AsyncIterator[StreamsApi]:
         config=config,
     ) as client:
         yield cast("StreamsApi", client)
-
-
-def app_context(
-    state: State,
-    *,
-    principal: Principal,
-    clock: Clock,
-    request_id: str,
-    cost_requested: bool = False,
-    consistent: bool = False,
-) -> Context:
-    """A request's Context over what the lifespan opened (`app.state`): the DynamoDB client,
-    the lock client, the coherent cache and the publisher of the request's own writes (the
-    last three only where the settings turn them on)."""
-    return build_context(
-        dynamo=state.dynamo,
-        principal=principal,
-        clock=clock,
-        request_id=request_id,
-        cost_requested=cost_requested,
-        locks=getattr(state, "locks", None),
-        consistent=consistent,
-        cache=getattr(state, "cache", None),
-        changes=getattr(state, "write_publisher", None),
-    )

@@ -1,16 +1,13 @@
 """The DynamoDB calls of one request: how many, how many waits, how much read capacity.
 
-`Dynamo.call` records into the log of the request it runs for, found through a context
-variable: every task a request starts (the loaders' batches) inherits it, and `Dynamo`,
-shared by the whole process, needs no per-request argument.
+`Dynamo.call` records into the log of the request it is bound to (`Dynamo.bound`, with the
+request's `RequestScope`); the process's unbound `Dynamo` records nowhere.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,21 +98,3 @@ def consumed_capacity_units(response: Mapping[str, Any]) -> float:
         return 0.0
     entries = consumed if isinstance(consumed, list) else [consumed]
     return float(sum(entry.get("CapacityUnits", 0) for entry in entries))
-
-
-_current: ContextVar[CallLog | None] = ContextVar("insight_call_log", default=None)
-
-
-def current_call_log() -> CallLog | None:
-    """The log of the request running in this task, if any."""
-    return _current.get()
-
-
-@contextmanager
-def recording(log: CallLog) -> Iterator[CallLog]:
-    """Record the DynamoDB calls made in this block (and the tasks it starts) into `log`."""
-    token = _current.set(log)
-    try:
-        yield log
-    finally:
-        _current.reset(token)

@@ -1,12 +1,15 @@
 """`Dynamo`: the one door to DynamoDB. Every call goes through it, so errors are wrapped,
-concurrency is bounded, the request's deadline is kept and calls are observed in one place."""
+concurrency is bounded, the request's deadline is kept and calls are observed in one place.
+
+The process has one `Dynamo`; a request uses it bound to its `RequestScope` (`Dynamo.bound`),
+which gives the deadline its calls keep and the log they are recorded in."""
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import time
 from collections.abc import Callable, Mapping, Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -14,9 +17,7 @@ import aiohttp
 from botocore.exceptions import BotoCoreError, ClientError
 
 from loaders.backoff import Backoff
-from loaders.call_log import current_call_log
 from loaders.codec import Item, from_wire, to_wire, value_to_wire
-from loaders.deadline import current_deadline
 from loaders.dynamodb_errors import ConditionFailed as ConditionFailed
 from loaders.dynamodb_errors import DynamoDBFailure as DynamoDBFailure
 from loaders.dynamodb_errors import TransactionCanceled as TransactionCanceled
@@ -24,6 +25,7 @@ from loaders.dynamodb_errors import classify
 from loaders.errors import DynamoDBUnavailable
 from loaders.keys import ItemKey, QueryKey
 from loaders.parameters import invalid_parameters
+from loaders.request_scope import RequestScope
 from loaders.tables import Table, TableNames
 
 if TYPE_CHECKING:
@@ -33,13 +35,22 @@ if TYPE_CHECKING:
 BATCH_GET_LIMIT = 100
 BATCH_WRITE_LIMIT = 25
 
-# The HTTP attempts botocore makes for the call in flight in this task (retries included);
-# set by `Dynamo.call`, counted by a client event handler.
-_attempts: ContextVar[list[int] | None] = ContextVar("dynamodb_attempts", default=None)
+# The HTTP attempts botocore makes for one call (retries included): `Dynamo.call` hands a
+# counter to botocore in this parameter, which `_take_attempts` moves into the call's own
+# request context first thing (`provide-client-params`, before any other handler sees the
+# parameters), and `_count_attempt` counts each request botocore creates for that context.
+_ATTEMPTS_PARAM = "_GatewayAttempts"
+_ATTEMPTS_CONTEXT = "gateway_attempts"
 
 
-def _count_attempt(**_: Any) -> None:
-    counter = _attempts.get()
+def _take_attempts(params: dict[str, Any], context: dict[str, Any], **_: Any) -> None:
+    counter = params.pop(_ATTEMPTS_PARAM, None)
+    if counter is not None:
+        context[_ATTEMPTS_CONTEXT] = counter
+
+
+def _count_attempt(request: Any, **_: Any) -> None:
+    counter = request.context.get(_ATTEMPTS_CONTEXT)
     if counter is not None:
         counter[0] += 1
 
@@ -118,7 +129,8 @@ def written(
 
 
 class Dynamo:
-    """The process-wide DynamoDB door, over one aioboto3 client opened in the lifespan.
+    """The process-wide DynamoDB door, over one aioboto3 client opened in the lifespan;
+    `bound(scope)` is the same door for one request.
 
     `max_concurrency` caps calls in flight to match the client's connection pool, so a wide
     request waits here, in order, instead of inside botocore's pool; by default it is that
@@ -143,6 +155,11 @@ class Dynamo:
         self.observers: list[CallObserver] = []
         #: Called when a batch is given up with keys or items still unprocessed.
         self.abandon_observers: list[AbandonObserver] = []
+        #: The request this door is bound to (`bound`); None: the process's own calls.
+        self.scope: RequestScope | None = None
+        client.meta.events.register(
+            "provide-client-params.dynamodb", _take_attempts, unique_id="gateway-dynamo-take"
+        )
         client.meta.events.register(
             "request-created.dynamodb", _count_attempt, unique_id="gateway-dynamo-attempts"
         )
@@ -158,22 +175,30 @@ class Dynamo:
         # None: DynamoDB's own 1 MB pages.
         self._query_page_size = query_page_size
 
+    def bound(self, scope: RequestScope) -> Dynamo:
+        """This door for one request: the same client, in-flight cap and observers, its
+        calls kept to `scope.deadline` and recorded in `scope.calls`."""
+        bound = copy.copy(self)
+        bound.scope = scope
+        return bound
+
     async def call(self, operation: str, **params: Any) -> dict[str, Any]:
         """Send one DynamoDB operation (by its client method name), wrapping its errors.
 
         The wait for a slot and the call (botocore's retries included) both count against
-        the request's deadline (`loaders.deadline`); past it the call is abandoned."""
+        the bound request's deadline (`RequestScope.deadline`); past it the call is
+        abandoned."""
         method: Callable[..., Any] = getattr(self.client, operation)
-        log = current_call_log()
+        scope = self.scope
+        log = None if scope is None else scope.calls
         logged = log.issue(operation) if log is not None else None
         attempts = [0]
-        token = _attempts.set(attempts)
         started = time.monotonic()
         response: dict[str, Any] | None = None
         failure: BaseException | None = None
         try:
-            async with asyncio.timeout_at(current_deadline()), self._slots:
-                response = await method(**params)
+            async with asyncio.timeout_at(None if scope is None else scope.deadline), self._slots:
+                response = await method(**params, **{_ATTEMPTS_PARAM: attempts})
             return response
         except ClientError as error:
             failure = classify(operation, error)
@@ -189,7 +214,6 @@ class Dynamo:
             failure = DynamoDBFailure(f"{operation} not sent: {report}")
             raise failure from error
         finally:
-            _attempts.reset(token)
             if logged is not None:
                 assert log is not None
                 log.answer(logged, response)
@@ -295,7 +319,7 @@ class Dynamo:
         the event loop's clock)."""
         delay = self._unprocessed_backoff.pause(attempt)
         wake = asyncio.get_running_loop().time() + delay
-        request_deadline = current_deadline()
+        request_deadline = None if self.scope is None else self.scope.deadline
         if wake > deadline or (request_deadline is not None and wake > request_deadline):
             raise DynamoDBUnavailable(cause=TimeoutError("unprocessed keys past the deadline"))
         await asyncio.sleep(delay)

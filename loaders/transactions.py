@@ -16,7 +16,6 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from loaders.call_log import current_call_log
 from loaders.codec import Item
 from loaders.dynamodb import ConditionFailed, Dynamo, TransactionCanceled, written
 from loaders.tables import Table
@@ -145,7 +144,7 @@ async def commit(
         if any(not staged[index].is_record for index in failed):
             raise WriteConflict(f"{len(failed)} condition(s) failed") from canceled
         raise
-    log = current_call_log()
+    log = None if dynamo.scope is None else dynamo.scope.calls
     if not response.get("ConsumedCapacity") and log is not None and log.records:
         # DynamoDB answers what the transaction consumed; a local implementation may not
         # (moto): then it is priced as DynamoDB prices it, 2 units per KB of each entry.

@@ -67,7 +67,8 @@ def writes_of(info: Info) -> WriteSession:
 def lock_client(info: Info) -> LockClient:
     context = info.context
     if context.locks is not None:
-        return context.locks
+        # The process's client (its sightings shared), its calls the request's.
+        return context.locks.bound(context.dynamo)
     # Without the process's client (a context built by hand) a request gets its own; it
     # excludes others just the same, only without sightings from earlier requests.
     return LockClient(context.dynamo)

@@ -23,7 +23,6 @@ from schema.arguments import check_user_ids
 from schema.context import Info
 from schema.cost_policy import GATEWAY_COST_POLICY
 from schema.extensions.measures import query_cost
-from schema.live import LIVE_SESSION
 from schema.permissions import require_reader
 from schema.query import UserIds
 from schema.user import User
@@ -78,18 +77,14 @@ class Subscription:
 
 
 def _watch(info: Info, user_ids: list[str], initial: bool) -> AsyncIterator[User]:
-    session = LIVE_SESSION.get()
+    session = info.context.live
     if session is None:
         raise NotOverWebSocket()
-    return session.hub.subscribe(
+    return session.subscribe(
         principal=info.context.principal,
-        query=session.query,
-        operation_name=session.operation_name,
-        variables=session.variables,
         user_ids=user_ids,
         initial=initial,
         cost=reread_cost(info._raw_info, len(set(user_ids))),
-        send=session.send,
     )
 
 

@@ -17,6 +17,7 @@ import httpx
 from gateway.app import create_app
 from gateway.auth.tokens import mint_token
 from gateway.settings import Settings
+from gateway.state import Resources
 from loaders.dynamodb import Dynamo
 from schema.clock import Clock, FixedClock
 from schema.principal import DASHBOARD, WRITER
@@ -34,7 +35,7 @@ async def gateway_client(
 ) -> AsyncIterator[httpx.AsyncClient]:
     configured = dataclasses.replace(settings, auth_hs256_secret=SECRET, **overrides)
     app = create_app(configured, clock=clock)
-    app.state.dynamo = dynamo
+    app.state.resources = Resources(dynamo)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as client:
         yield client

@@ -22,7 +22,8 @@ from joserfc.jwk import Key, KeySet, OctKey
 from joserfc.jwt import ClaimsOption, JWTClaimsRegistry
 
 from gateway.auth.jwks import KEY_TYPE_BY_ALGORITHM, load_jwks
-from gateway.settings import Settings, SettingsError
+from gateway.settings import SettingsError
+from gateway.settings.service import ServiceSettings
 from loaders.errors import GatewayError
 from schema.clock import Clock
 from schema.principal import Principal
@@ -62,7 +63,7 @@ class TokenVerifier:
     leeway_seconds: int = 30
 
     @classmethod
-    def from_settings(cls, settings: Settings, clock: Clock) -> TokenVerifier:
+    def from_settings(cls, settings: ServiceSettings, clock: Clock) -> TokenVerifier:
         jwks = load_jwks(settings.auth_jwks_file) if settings.auth_jwks_file else None
         hs256_key = (
             hs256_key_from_secret(settings.auth_hs256_secret)

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextvars import ContextVar
 from typing import TypeVar
 
 from strawberry.extensions import SchemaExtension
+
+from schema.context import Context
 
 T = TypeVar("T")
 
@@ -62,36 +63,33 @@ class Arrival:
         await self.gate._open.wait()
 
 
-#: The current operation's place at its run's start gate (set in the operation's own task).
-_arrival: ContextVar[Arrival | None] = ContextVar("batch_arrival", default=None)
-
-
 class BatchStart(SchemaExtension):
     """Holds an operation of a batch, as its execution starts, until the other queries of its
-    run are there too. Outside a batch it does nothing. It must come after every extension
-    that awaits before execution (the budget charge)."""
+    run are there too (its place at the gate is its Context's `arrival`). Outside a batch
+    it does nothing. It must come after every extension that awaits before execution (the
+    budget charge)."""
 
     async def on_execute(self) -> AsyncIterator[None]:
-        arrival = _arrival.get()
+        context = self.execution_context.context
+        arrival = context.arrival if isinstance(context, Context) else None
         if arrival is not None:
             await arrival.arrive_and_wait()
         yield
 
 
 async def run_in_order(
-    steps: Sequence[Callable[[], Awaitable[T]]], barriers: Sequence[bool]
+    steps: Sequence[Callable[[Arrival | None], Awaitable[T]]], barriers: Sequence[bool]
 ) -> list[T]:
     """Every step's result, in order: runs of non-barrier steps concurrently (one task
-    each, meeting at a start gate), each barrier step alone, after everything before it."""
+    each, meeting at a start gate: each step is given its place at it), each barrier step
+    alone, after everything before it (given no place: None)."""
     results: dict[int, T] = {}
     pending: list[int] = []
 
     async def run(index: int, gate: StartGate | None = None) -> None:
         arrival = None if gate is None else gate.arrival()
-        # gather runs each step in a task of its own, with its own copy of the context.
-        _arrival.set(arrival)
         try:
-            results[index] = await steps[index]()
+            results[index] = await steps[index](arrival)
         finally:
             if arrival is not None:
                 arrival.arrive()  # ended without reaching execution: the others go on

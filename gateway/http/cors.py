@@ -5,10 +5,10 @@ from __future__ import annotations
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 
-from gateway.settings import Settings
+from gateway.settings.requests import RequestSettings
 
 
-def cors_middleware(settings: Settings) -> list[Middleware]:
+def cors_middleware(settings: RequestSettings) -> list[Middleware]:
     """starlette's CORS middleware for the configured origins; none configured, none added,
     so a browser on another origin cannot read any answer (the same-origin policy)."""
     if not settings.cors_origins:

@@ -35,7 +35,7 @@ from strawberry.types.graphql import OperationType
 from gateway import idempotency
 from gateway import subscriptions as sockets
 from gateway.auth.tokens import TokenVerifier, Unauthenticated
-from gateway.http.batch import run_in_order
+from gateway.http.batch import Arrival, run_in_order
 from gateway.http.graphiql import GraphiQLDefaults
 from gateway.http.graphiql_assets import assets_present
 from gateway.http.graphql_request import (
@@ -68,9 +68,8 @@ from gateway.operations.payload import payload_of
 from gateway.operations.persisted_queries import PersistedQueries
 from gateway.operations.response_headers import forbid_framing, protect, rate_limit_headers
 from gateway.protection.rate_limit import start_charges
-from gateway.resources import app_context
 from gateway.settings import Settings
-from loaders.deadline import start_deadline
+from gateway.state import app_context, opened_resources
 from loaders.errors import GatewayError
 from schema.clock import Clock
 from schema.context import Context
@@ -242,15 +241,13 @@ class GatewayGraphQL(sockets.SubscriptionSockets, GraphQL[Context, None]):  # ty
         if isinstance(request, WebSocket):  # a socket's operations get theirs in the transport
             return self.socket_connection(request, request_id_of(request))  # type: ignore[return-value]
         principal: Principal = request.state.principal
-        # Set here, in the request's own task: every DynamoDB call the request makes, in
-        # whatever DataLoader batch, inherits it.
-        start_deadline(self.settings.request_deadline_seconds)
         return app_context(
-            request.app.state,
+            opened_resources(request.app),
             principal=principal,
             clock=self.clock,
             request_id=getattr(request.state, "request_id", None) or request_id_of(request),
             cost_requested=request.headers.get(COST_HEADER, "").strip() == "1",
+            deadline_seconds=self.settings.request_deadline_seconds,
         )
 
     def authenticate(self, request: Request) -> Principal:
@@ -281,14 +278,15 @@ class GatewayGraphQL(sockets.SubscriptionSockets, GraphQL[Context, None]):  # ty
         a subscription) fails only its own result."""
         texts = [self.batched_text_of(operation, context.principal) for operation in operations]
 
-        def step(index: int) -> Callable[[], Awaitable[Result]]:
-            async def run() -> Result:
+        def step(index: int) -> Callable[[Arrival | None], Awaitable[Result]]:
+            async def run(arrival: Arrival | None) -> Result:
                 text = texts[index]
                 if isinstance(text, GatewayError):
                     return text
+                operation = context.for_operation(arrival)
                 try:
                     return await self.execute_keyed(
-                        text, operations[index], context, allowed, method, None
+                        text, operations[index], operation, allowed, method, None
                     )
                 except HttpProblem as problem:
                     return problem.error

@@ -24,8 +24,7 @@ from gateway.idempotency.keys import (
     extension_key,
     fingerprint,
 )
-from gateway.settings import Settings
-from loaders.call_log import recording
+from gateway.settings.requests import RequestSettings
 from loaders.dynamodb import TransactionCanceled
 from loaders.dynamodb_errors import TokenReused
 from loaders.errors import DynamoDBUnavailable, GatewayError
@@ -98,7 +97,7 @@ class Idempotency:
 
     @classmethod
     def from_settings(
-        cls, settings: Settings, count: Callable[[str], None] | None = None
+        cls, settings: RequestSettings, count: Callable[[str], None] | None = None
     ) -> Idempotency:
         return cls(
             required=settings.idempotency == "required",
@@ -131,10 +130,7 @@ class Idempotency:
         unavailable = error_answer(DynamoDBUnavailable(), 503)
         for attempt in range(MAX_ATTEMPTS):
             try:
-                with recording(context.calls):
-                    found = await read_record(
-                        context.dynamo, keyed.sub, keyed.key, context.clock.now()
-                    )
+                found = await read_record(context.dynamo, keyed.sub, keyed.key, context.clock.now())
             except DynamoDBUnavailable:
                 return unavailable
             if found is not None:
@@ -184,8 +180,7 @@ class Idempotency:
             too_large = QueryTooComplex("answer bytes to keep", MAX_STORED_ANSWER_BYTES, large.size)
             return error_answer(too_large, 400)
         try:
-            with recording(context.calls):
-                await session.commit_with(entry, token=record.client_request_token())
+            await session.commit_with(entry, token=record.client_request_token())
         except DynamoDBUnavailable:
             # The commit may have applied with its answer lost: the record says.
             return await self._after_lost_commit(context, keyed, record, answer)

@@ -13,7 +13,7 @@ from prometheus_client import CollectorRegistry
 
 from gateway.observability.stream_metrics import StreamMetrics
 from gateway.resources import open_streams
-from gateway.settings import Settings
+from gateway.settings.live import LiveSettings
 from loaders.changes import ChangeFeed
 from loaders.changes.factory import open_change_feed
 from loaders.dynamodb import Dynamo
@@ -32,7 +32,7 @@ class LiveData:
 
 @asynccontextmanager
 async def open_live_data(
-    settings: Settings, dynamo: Dynamo, registry: CollectorRegistry, owner_name: str
+    settings: LiveSettings, dynamo: Dynamo, registry: CollectorRegistry, owner_name: str
 ) -> AsyncIterator[LiveData]:
     feed = open_change_feed(settings.change_feed_uri)
     await feed.start()

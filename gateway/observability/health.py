@@ -17,7 +17,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from gateway.settings import Settings
+from gateway.settings.live import LiveSettings
+from gateway.state import resources_of
 from loaders.dynamodb import Dynamo, DynamoDBFailure
 from loaders.entities import STREAMED_TABLES
 from loaders.errors import DynamoDBUnavailable
@@ -67,11 +68,12 @@ class ReadinessMemory:
 async def readyz(request: Request) -> JSONResponse:
     """200 when every table is described, serving, within the readiness timeout; else 503.
     The answer names nothing internal: the reason goes to the log only."""
-    dynamo: Dynamo | None = getattr(request.app.state, "dynamo", None)
-    if dynamo is None:
+    resources = resources_of(request.app)
+    if resources is None:
         # Known without a call, and must show at once (shutting down): never remembered.
         return _unready("the DynamoDB client is not open (lifespan not run, or shutting down)")
-    memory: ReadinessMemory | None = getattr(request.app.state, "readiness", None)
+    dynamo = resources.dynamo
+    memory: ReadinessMemory | None = request.app.state.readiness
 
     async def look() -> bool:
         return await _tables_ready(request.app.state.settings, dynamo)
@@ -82,7 +84,7 @@ async def readyz(request: Request) -> JSONResponse:
     return JSONResponse({"status": "unavailable"}, status_code=503)
 
 
-async def _tables_ready(settings: Settings, dynamo: Dynamo) -> bool:
+async def _tables_ready(settings: LiveSettings, dynamo: Dynamo) -> bool:
     """One look: every table described and serving (with its stream, for subscriptions);
     why not is logged."""
     names = settings.tables.all()

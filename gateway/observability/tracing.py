@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 
 from strawberry.extensions import SchemaExtension
 
-from gateway.settings import Settings, SettingsError
+from gateway.settings import SettingsError
+from gateway.settings.service import ServiceSettings
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
@@ -58,7 +59,7 @@ class Tracing:
             await asyncio.to_thread(self.provider.shutdown)
 
 
-def tracing_from_settings(settings: Settings) -> Tracing:
+def tracing_from_settings(settings: ServiceSettings) -> Tracing:
     """Tracing as configured: nothing unless `otel_enabled`, else the extra's pieces, set up."""
     if not settings.otel_enabled:
         return Tracing()

@@ -30,7 +30,7 @@ from gateway.protection.trusted_documents import (
     TrustedOperation,
     sha256_hex,
 )
-from gateway.settings import Settings
+from gateway.settings.requests import RequestSettings
 from schema.principal import Principal
 
 logger = logging.getLogger("gateway.trusted_documents")
@@ -101,7 +101,7 @@ class OperationGate:
     @classmethod
     def from_settings(
         cls,
-        settings: Settings,
+        settings: RequestSettings,
         schema: GraphQLSchema,
         count_untrusted: Callable[[str], None] = lambda outcome: None,
     ) -> OperationGate:

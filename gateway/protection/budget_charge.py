@@ -23,6 +23,7 @@ from strawberry.types.graphql import OperationType
 
 from gateway.protection.rate_limit import Budgets, record_charge
 from loaders.errors import GatewayError
+from schema.context import Context
 from schema.extensions import CostMeasure
 from schema.extensions.measures import token_count
 from schema.principal import Principal
@@ -75,7 +76,7 @@ class BudgetCharge(SchemaExtension):
         budget is spent (or its storage down and the gateway failing closed)."""
         context = self.execution_context
         principal = getattr(context.context, "principal", None)
-        reread = getattr(context.context, "reread", False)
+        reread = isinstance(context.context, Context) and context.context.reread
         if self.charged or reread or not isinstance(principal, Principal):
             return None
         document = context.graphql_document
@@ -99,7 +100,7 @@ class BudgetCharge(SchemaExtension):
         context = self.execution_context
         principal = getattr(context.context, "principal", None)
         document = context.graphql_document
-        reread = getattr(context.context, "reread", False)
+        reread = isinstance(context.context, Context) and context.context.reread
         if (
             isinstance(principal, Principal)
             and document is not None

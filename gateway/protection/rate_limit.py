@@ -26,7 +26,7 @@ import limits
 from limits.aio.strategies import MovingWindowRateLimiter
 from limits.storage import storage_from_string
 
-from gateway.settings import Settings
+from gateway.settings.requests import RequestSettings
 from loaders.errors import GatewayError
 from schema.principal import DASHBOARD, WRITER, Principal
 
@@ -198,7 +198,7 @@ class Budgets:
 
     @classmethod
     def from_settings(
-        cls, settings: Settings, count_storage_error: Callable[[], None] = lambda: None
+        cls, settings: RequestSettings, count_storage_error: Callable[[], None] = lambda: None
     ) -> Budgets:
         return cls(
             user=Budget.parse(USER, settings.rate_limit_user),

@@ -78,9 +78,9 @@ from gateway.subscriptions.keyed import answered_keyed
 from gateway.subscriptions.principal_sockets import PrincipalSockets
 from loaders.errors import GatewayError
 from schema.clock import Clock
-from schema.context import Context
+from schema.context import Context, LiveSubscriptions
 from schema.errors import INTERNAL_MESSAGE
-from schema.live import LIVE_SESSION, LiveHub, LiveSession, Payload
+from schema.live import LiveHub, LiveSession, Payload
 
 logger = logging.getLogger("gateway.subscriptions")
 
@@ -102,7 +102,9 @@ class LiveView(Protocol):
     kinds: OperationKinds
     principal_sockets: PrincipalSockets
 
-    def operation_context(self, connection: Connection) -> Context: ...
+    def operation_context(
+        self, connection: Connection, live: LiveSubscriptions | None = None
+    ) -> Context: ...
 
     def live_hub(self, connection: Connection) -> LiveHub: ...
 
@@ -146,19 +148,16 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
         #: The `sub` this socket is counted for (PrincipalSockets), from `connection_init`.
         self._counted_for: str | None = None
         tasks = [asyncio.create_task(self._keep_alive())]
-        metrics: SubscriptionMetrics | None = getattr(
-            self.context.websocket.app.state, "subscription_metrics", None
-        )
-        if metrics is not None:
-            metrics.connections.inc()
+        # Set by `create_app`, the one app that serves the socket.
+        metrics: SubscriptionMetrics = self.context.websocket.app.state.subscription_metrics
+        metrics.connections.inc()
         try:
             await super().handle()
         finally:
             if self._counted_for is not None:
                 view: LiveView = self.view
                 view.principal_sockets.release(self._counted_for)
-            if metrics is not None:
-                metrics.connections.dec()
+            metrics.connections.dec()
             tasks.extend(self._timers)
             for task in tasks:
                 task.cancel()
@@ -297,7 +296,7 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
         view: LiveView = self.view
         connection = self.context
         assert connection.principal is not None
-        context = view.operation_context(connection)
+        context: Context | None = None
         sent = RequestOperation(
             query=operation.query or None,
             variables=operation.variables,
@@ -314,24 +313,22 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
                 await operation.send_operation_message(_error_message(operation.id, error))
                 return
 
-            if await answered_keyed(view, self.schema, operation, query, context):
-                return
-
             async def send(payload: Payload) -> None:
                 answer: NextMessagePayload = payload  # type: ignore[assignment]
                 await operation.send_operation_message(
                     NextMessage(id=operation.id, type="next", payload=answer)
                 )
 
-            LIVE_SESSION.set(
-                LiveSession(
-                    hub=view.live_hub(connection),
-                    query=query,
-                    operation_name=operation.operation_name,
-                    variables=operation.variables,
-                    send=send,
-                )
+            live = LiveSession(
+                view.live_hub(connection),
+                query,
+                operation.operation_name,
+                operation.variables,
+                send,
             )
+            context = view.operation_context(connection, live)
+            if await answered_keyed(view, self.schema, operation, query, context):
+                return
             result_source = await self.schema.stream(
                 query,
                 variable_values=operation.variables,
@@ -364,7 +361,8 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
                 await operation.send_operation_message(_error_message(operation.id, internal))
             self.operations.pop(operation.id, None)
         finally:
-            context.reads.release()
+            if context is not None:
+                context.reads.release()
 
 
 def _well_formed(payload: object) -> bool:

@@ -14,14 +14,14 @@ from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from gateway.auth.tokens import TokenVerifier, Unauthenticated
 from gateway.observability.logs import bind_request_id
 from gateway.operations.response_headers import PROTECTIVE_HEADERS
-from gateway.resources import app_context
 from gateway.settings import Settings
+from gateway.settings.live import LiveSettings
+from gateway.state import app_context, opened_resources
 from gateway.subscriptions.connection import BoundedWebSocketAdapter, Connection
 from gateway.subscriptions.principal_sockets import PrincipalSockets
 from gateway.subscriptions.transport import LiveTransport
-from loaders.deadline import start_deadline
 from schema.clock import Clock
-from schema.context import Context
+from schema.context import Context, LiveSubscriptions
 from schema.live import LiveHub
 
 logger = logging.getLogger("gateway.subscriptions")
@@ -32,7 +32,7 @@ CONNECTION_INIT_WAIT = timedelta(seconds=10)
 KEEPALIVE_SECONDS = 15.0
 
 
-def socket_options(settings: Settings) -> dict[str, Any]:
+def socket_options(settings: LiveSettings) -> dict[str, Any]:
     """strawberry's view arguments for the sockets: graphql-transport-ws only (the legacy
     `graphql-ws` subprotocol is refused, 4406), its timeouts and bound, and the browser
     origins that may open one: the same as CORS's (`INSIGHT_CORS_ORIGINS`; none, same-origin
@@ -110,17 +110,22 @@ class SubscriptionSockets:
         bind_request_id(request_id)
         return Connection.of(websocket, request_id)
 
-    def operation_context(self, connection: Connection) -> Context:
-        """A fresh Context for one operation of a socket: its own loaders and deadline."""
+    def operation_context(
+        self, connection: Connection, live: LiveSubscriptions | None = None
+    ) -> Context:
+        """A fresh Context for one operation of a socket: its own loaders and deadline, and
+        `live`, what its subscription resolvers subscribe through."""
         assert connection.principal is not None
-        start_deadline(self.settings.request_deadline_seconds)
         return app_context(
-            connection.websocket.app.state,
+            opened_resources(connection.websocket.app),
             principal=connection.principal,
             clock=self.clock,
             request_id=connection.request_id,
+            deadline_seconds=self.settings.request_deadline_seconds,
+            live=live,
         )
 
     def live_hub(self, connection: Connection) -> LiveHub:
-        hub: LiveHub = connection.websocket.app.state.live
+        hub = opened_resources(connection.websocket.app).live
+        assert hub is not None, "the socket is refused with subscriptions off"
         return hub

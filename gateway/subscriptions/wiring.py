@@ -8,14 +8,11 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import strawberry
-from starlette.applications import Starlette
 
 from gateway.observability.subscription_metrics import SubscriptionMetrics
 from gateway.protection.rate_limit import Budgets
-from gateway.resources import app_context
-from gateway.settings import Settings
-from loaders.changes import ChangeFeed
-from loaders.deadline import start_deadline
+from gateway.settings.service import ServiceSettings
+from gateway.state import Resources, app_context
 from loaders.errors import GatewayError
 from schema.clock import Clock
 from schema.context import Context
@@ -41,41 +38,40 @@ def budget_charge(budgets: Budgets) -> Charge:
 
 @asynccontextmanager
 async def open_subscriptions(
-    app: Starlette,
+    resources: Resources,
     *,
-    settings: Settings,
+    settings: ServiceSettings,
     schema: strawberry.Schema,
     clock: Clock,
     budgets: Budgets,
     metrics: SubscriptionMetrics,
 ) -> AsyncIterator[LiveHub]:
-    """The hub listening to `app.state.change_feed`, as `app.state.live`, until the block
-    ends. Needs `app.state.dynamo` (opened before it)."""
+    """The hub listening to the resources' change feed until the block ends; its re-reads
+    read through the resources (opened before it)."""
 
     def reread_context(principal: Principal) -> Context:
-        # Its own deadline, in the re-read's own task, as every HTTP request has.
-        start_deadline(settings.request_deadline_seconds)
-        # Strongly consistent: it skips the coherent cache, and refreshes it.
+        # Its own deadline, as every HTTP request has; strongly consistent: it skips the
+        # coherent cache, and refreshes it.
         return app_context(
-            app.state,
+            resources,
             principal=principal,
             clock=clock,
             request_id=f"live-{uuid.uuid4().hex}",
-            consistent=True,
+            deadline_seconds=settings.request_deadline_seconds,
+            reread=True,
         )
 
     # Opened before, by the live data's lifespan (gateway/live): the stream readers' feed.
-    feed: ChangeFeed = app.state.change_feed
+    feed = resources.change_feed
+    assert feed is not None, "the live data opens before the subscriptions"
     hub = LiveHub(
         schema, reread_context, clock=clock, charge=budget_charge(budgets), observer=metrics
     )
     metrics.count_subscriptions(lambda: hub.subscriptions)
     stop_listening = feed.listen(hub)
     hub.start()
-    app.state.live = hub
     try:
         yield hub
     finally:
-        del app.state.live
         stop_listening()
         await hub.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import logging
 from collections import OrderedDict
 from collections.abc import AsyncIterator
@@ -75,6 +76,13 @@ class LockClient(Heartbeats):
         # acquire can take over a lock whose owner died once it has stayed unchanged for a
         # whole lease, without any single request waiting that long.
         self._sightings: OrderedDict[str, Seen] = OrderedDict()
+
+    def bound(self, dynamo: Dynamo) -> LockClient:
+        """This client for one request: its calls through `dynamo` (the process's bound to
+        the request), its owner name and sightings the process's."""
+        bound = copy.copy(self)
+        bound._dynamo = dynamo
+        return bound
 
     # --- acquire ------------------------------------------------------------------------
 

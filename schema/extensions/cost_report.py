@@ -2,30 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 from strawberry.extensions import SchemaExtension
 
-from loaders.call_log import CallLog, recording
+from loaders.call_log import CallLog
 
 
 class CostReport(SchemaExtension):
-    """Records every DynamoDB call of the operation into the context's `CallLog`, and
-    answers its figures in `extensions.cost` when the context's `cost_requested` is set
+    """Answers the figures of the context's `CallLog` (where the request's bound `Dynamo`
+    records every call) in `extensions.cost` when the context's `cost_requested` is set
     (header `X-Insight-Cost: 1`)."""
 
     def _log(self) -> CallLog | None:
         log = getattr(self.execution_context.context, "calls", None)
         return log if isinstance(log, CallLog) else None
-
-    def on_operation(self) -> Iterator[None]:
-        log = self._log()
-        if log is None:
-            yield
-            return
-        with recording(log):
-            yield
 
     def get_results(self) -> dict[str, Any]:
         log = self._log()

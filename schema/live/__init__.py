@@ -3,12 +3,11 @@ through the schema and handing each subscriber its answers (SPEC section 7)."""
 
 from schema.live.hub import DEBOUNCE_SECONDS, ContextFactory, Events, GroupKey, LiveHub, user_of
 from schema.live.mailbox import Mailbox, Payload
-from schema.live.session import LIVE_SESSION, LiveSession
+from schema.live.session import LiveSession
 from schema.live.subscriber import Charge, LiveObserver, Send, Subscriber
 
 __all__ = [
     "DEBOUNCE_SECONDS",
-    "LIVE_SESSION",
     "Charge",
     "ContextFactory",
     "Events",

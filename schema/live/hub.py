@@ -49,7 +49,8 @@ DEBOUNCE_SECONDS = 0.05
 #: doubling up to 30 s, until one succeeds (its partial answer is sent meanwhile).
 RETRY = Backoff(base=1.0, cap=30.0)
 
-#: Builds the re-read's Context for a principal of the group's read scope.
+#: Builds the re-read's Context for a principal of the group's read scope (`build_context`
+#: with `reread=True`: strongly consistent, and charged to no one by the operation).
 ContextFactory = Callable[[Principal], Context]
 
 
@@ -248,7 +249,7 @@ class LiveHub:
         if group.timer is None and not group.running:
             loop = asyncio.get_running_loop()
             # A fresh context: the re-read must not inherit the waker's (an HTTP request's
-            # call log and deadline, a socket operation's session).
+            # log correlation id and budget charges).
             group.timer = loop.call_later(
                 self._debounce, self._start, group, context=contextvars.Context()
             )
@@ -337,7 +338,6 @@ class LiveHub:
         when the first item it read expires (epoch seconds; None: none has a TTL)."""
         roles = frozenset({DASHBOARD}) if key.scope == DASHBOARD else frozenset()
         context = self._new_context(Principal(sub=key.user_id, roles=roles))
-        context.reread = True
         try:
             result = await self._schema.execute(
                 key.query,

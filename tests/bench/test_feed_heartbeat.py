@@ -10,7 +10,8 @@ from types_aiobotocore_dynamodb import DynamoDBClient
 
 from bench.server import create_bench_app
 from gateway.settings import Settings
-from loaders.cache import NO_POSITION, CoherentCache
+from gateway.state import opened_resources
+from loaders.cache import NO_POSITION
 from loaders.tables import TableNames, create_tables
 from tests.conftest import unique_table_names
 
@@ -33,7 +34,8 @@ async def test_the_heartbeat_keeps_the_feed_whole(
     monkeypatch.setenv("BENCH_FEED_HEARTBEAT", "1" if heartbeat else "0")
     app = create_bench_app()
     async with app.router.lifespan_context(app):
-        cache: CoherentCache = app.state.cache
+        cache = opened_resources(app).cache
+        assert cache is not None
         for _ in range(100):
             if cache.bypass_reason() is None:
                 break

@@ -16,6 +16,7 @@ from starlette.applications import Starlette
 from gateway.app import create_app
 from gateway.auth.tokens import mint_token
 from gateway.settings import Settings
+from gateway.state import opened_resources
 from loaders.cache import STREAMED_TABLES, CoherentCache
 from loaders.changes import Change, ChangeFeed, ShardPosition
 from loaders.tables import Table
@@ -35,7 +36,8 @@ class CachedGateway:
 
     @property
     def cache(self) -> CoherentCache:
-        cache: CoherentCache = self.app.state.cache
+        cache = opened_resources(self.app).cache
+        assert cache is not None
         return cache
 
     def token(self, sub: str = "dash-1", roles: tuple[str, ...] = (DASHBOARD,)) -> str:
@@ -90,7 +92,9 @@ async def cached_gateway(
         app.router.lifespan_context(app),
         httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url="http://gateway") as client,
     ):
-        gateway = CachedGateway(app, client, app.state.change_feed, clock)
+        feed = opened_resources(app).change_feed
+        assert feed is not None
+        gateway = CachedGateway(app, client, feed, clock)
         if positions:
             await gateway.positions()
         yield gateway

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from gateway.app import create_app
 from gateway.settings import Settings
+from gateway.state import opened_resources
 from loaders.lock import LockClient
 
 
@@ -9,7 +10,7 @@ async def test_the_lifespan_opens_one_lock_client_for_the_process(settings: Sett
     app = create_app(settings)
 
     async with app.router.lifespan_context(app):
-        locks = app.state.locks
+        locks = opened_resources(app).locks
         assert isinstance(locks, LockClient)
         assert locks.table_name == settings.tables.locks
         assert locks.lease_duration_text == "1m0s"

@@ -21,6 +21,7 @@ from gateway.auth.tokens import mint_token
 from gateway.cli.demo import ADA, seed_demo
 from gateway.resources import open_dynamo
 from gateway.settings import Settings
+from gateway.state import opened_resources, resources_of
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.principal import DASHBOARD
@@ -68,7 +69,7 @@ async def test_an_in_flight_request_finishes_before_the_client_closes(
                 break
             await asyncio.sleep(0.025)
         assert server.started
-        dynamo_of_app: Dynamo = app.state.dynamo
+        dynamo_of_app: Dynamo = opened_resources(app).dynamo
         token = mint_token(SECRET, "dash-1", [DASHBOARD], timedelta(hours=1), clock)
         proxy.inject("BatchGetItem", Delay(1.0), times=1)
         async with httpx.AsyncClient(
@@ -89,7 +90,7 @@ async def test_an_in_flight_request_finishes_before_the_client_closes(
         await asyncio.to_thread(thread.join, 15)
         assert not thread.is_alive()
         # The lifespan ran its exit: the app let go of the client, and closed it.
-        assert not hasattr(app.state, "dynamo")
+        assert resources_of(app) is None
         assert closed == [dynamo_of_app]
     finally:
         server.should_exit = True

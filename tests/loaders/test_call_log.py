@@ -6,10 +6,12 @@ import asyncio
 
 import pytest
 
-from loaders.call_log import CallLog, consumed_capacity_units, current_call_log, recording
+from loaders.call_log import consumed_capacity_units
 from loaders.dynamodb import Dynamo, DynamoDBFailure
 from loaders.keys import ItemKey, QueryKey
+from loaders.request_scope import RequestScope
 from loaders.tables import Table, TableNames
+from tests.conftest import NOW
 
 #: The read capacity each implementation reports for the three empty reads below (two
 #: BatchGetItem, one Query): its own rounding, not a figure of ours. moto charges 1 a
@@ -21,41 +23,45 @@ EMPTY_READS_CAPACITY = {"moto": 3.0, "dynalite": 1.0}
 async def test_concurrent_calls_are_one_round_trip_and_chained_calls_two(
     dynamo: Dynamo, backend: str
 ) -> None:
-    log = CallLog()
-    with recording(log):
-        await asyncio.gather(
-            dynamo.batch_get([ItemKey(Table.PAVE, "PAYDAY#u", "PREDICTION")]),
-            dynamo.query(QueryKey(Table.PAVE, "USERS#u"), lambda item: True),
-        )
-        assert log.round_trips == 1
-        # A call sent after an answer came back may depend on it: the next round trip.
-        await dynamo.batch_get([ItemKey(Table.PAVE, "LABEL#u", "PAVE#REFRESH_INSIGHTS")])
+    scope = RequestScope(NOW)
+    log = scope.calls
+    bound = dynamo.bound(scope)
+    await asyncio.gather(
+        bound.batch_get([ItemKey(Table.PAVE, "PAYDAY#u", "PREDICTION")]),
+        bound.query(QueryKey(Table.PAVE, "USERS#u"), lambda item: True),
+    )
+    assert log.round_trips == 1
+    # A call sent after an answer came back may depend on it: the next round trip.
+    await bound.batch_get([ItemKey(Table.PAVE, "LABEL#u", "PAVE#REFRESH_INSIGHTS")])
     assert log.summary() == {
         "dynamodbCalls": 3,
         "roundTrips": 2,
         "readCapacityUnits": EMPTY_READS_CAPACITY[backend],
     }
     assert [record.depth for record in log.records] == [1, 1, 2]
-    assert current_call_log() is None
 
 
 async def test_a_failed_call_is_counted_with_no_capacity(
     dynamo: Dynamo, tables: TableNames
 ) -> None:
-    log = CallLog()
-    broken = Dynamo(dynamo.client, TableNames(pave="no-such-table"))
-    with recording(log), pytest.raises(DynamoDBFailure):
+    scope = RequestScope(NOW)
+    broken = Dynamo(dynamo.client, TableNames(pave="no-such-table")).bound(scope)
+    with pytest.raises(DynamoDBFailure):
         await broken.query(QueryKey(Table.PAVE, "USERS#u"), lambda item: True)
-    assert log.summary() == {"dynamodbCalls": 1, "roundTrips": 1, "readCapacityUnits": 0.0}
-    assert log.records[0].ended is not None
+    assert scope.calls.summary() == {
+        "dynamodbCalls": 1,
+        "roundTrips": 1,
+        "readCapacityUnits": 0.0,
+    }
+    assert scope.calls.records[0].ended is not None
 
 
-async def test_calls_outside_a_request_are_not_recorded(dynamo: Dynamo) -> None:
-    log = CallLog()
-    with recording(log):
-        pass
+async def test_calls_of_the_unbound_dynamo_are_not_recorded(dynamo: Dynamo) -> None:
+    scope = RequestScope(NOW)
+    dynamo.bound(scope)
     await dynamo.batch_get([ItemKey(Table.PAVE, "PAYDAY#u", "PREDICTION")])
-    assert log.calls == 0
+    assert scope.calls.calls == 0
+    assert dynamo.scope is None
 
 
 @pytest.mark.parametrize(

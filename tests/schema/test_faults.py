@@ -21,7 +21,6 @@ from strawberry.types import ExecutionResult
 from gateway.cli.demo import ADA, BOB, seed_demo
 from gateway.resources import open_dynamo
 from gateway.settings import Settings
-from loaders.deadline import start_deadline
 from loaders.dynamodb import Dynamo, FinishedCall
 from loaders.tables import TableNames, create_tables
 from schema.clock import FixedClock
@@ -115,12 +114,12 @@ async def run(
     *,
     deadline: float | None = None,
 ) -> ExecutionResult:
-    """One request, in its own task as the server runs it (so its deadline stays its own)."""
+    """One request, in its own task as the server runs it, its deadline in its scope."""
 
     async def request() -> ExecutionResult:
-        if deadline is not None:
-            start_deadline(deadline)
-        context = build_context(dynamo=dynamo, principal=DASHBOARD_USER, clock=clock)
+        context = build_context(
+            dynamo=dynamo, principal=DASHBOARD_USER, clock=clock, deadline_seconds=deadline
+        )
         result: ExecutionResult = await schema.execute(
             query, variable_values={"id": user}, context_value=context
         )

@@ -14,6 +14,7 @@ from gateway.cli.demo import ADA, BOB, CY, seed_demo
 from gateway.cli.examples import DASHBOARD_QUERY, FRONTEND_QUERY, dashboard_variables
 from gateway.observability.health import readyz
 from gateway.settings import Settings
+from gateway.state import Resources
 from loaders.changes import Change, MemoryChangeFeed, ShardPosition
 from loaders.dynamodb import Dynamo
 from loaders.lock import LockClient
@@ -109,8 +110,9 @@ async def test_the_iam_policy_is_exactly_what_reads_and_mutations_use(
 
 async def _readyz(dynamo: Dynamo, settings: Settings) -> int:
     app = Starlette(routes=[Route("/readyz", readyz)])
-    app.state.dynamo = dynamo
+    app.state.resources = Resources(dynamo)
     app.state.settings = settings
+    app.state.readiness = None
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as client:
         return (await client.get("/readyz")).status_code

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from gateway.http.batch import run_in_order
+from gateway.http.batch import Arrival, run_in_order
 from gateway.operations.kinds import OperationKinds
 
 TWO = 'query Q { viewer { id } } mutation M { markInsightsRefresh(input: {userId: "u"}) { id } }'
@@ -39,8 +39,10 @@ def test_a_text_over_the_token_limit_is_not_parsed_whole() -> None:
 async def test_queries_run_together_and_mutations_alone_in_order() -> None:
     events: list[str] = []
 
-    def step(name: str) -> Callable[[], Awaitable[str]]:
-        async def run() -> str:
+    def step(name: str) -> Callable[[Arrival | None], Awaitable[str]]:
+        async def run(arrival: Arrival | None) -> str:
+            # The queries of a run each have their place at its gate; a mutation none.
+            assert (arrival is None) is name.startswith("m")
             events.append(f"start {name}")
             await asyncio.sleep(0)
             await asyncio.sleep(0)

@@ -10,6 +10,7 @@ from starlette.responses import Response
 
 from gateway.http.graphql_view import GatewayGraphQL
 from gateway.settings import Settings
+from gateway.state import Resources
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.principal import Principal
@@ -18,7 +19,7 @@ from tests.conftest import NOW
 
 
 def _request(dynamo: Dynamo, headers: list[tuple[bytes, bytes]]) -> Request:
-    app = SimpleNamespace(state=SimpleNamespace(dynamo=dynamo))
+    app = SimpleNamespace(state=SimpleNamespace(resources=Resources(dynamo)))
     scope = {
         "type": "http",
         "method": "POST",

@@ -250,7 +250,7 @@ async def test_an_unexpected_failure_is_masked_and_logged(
         # No DynamoDB door on the app: building the context fails, a bug on our side.
         transport = client._transport
         assert isinstance(transport, httpx.ASGITransport)
-        del transport.app.state.dynamo  # type: ignore[attr-defined]
+        transport.app.state.resources = None  # type: ignore[attr-defined]
         with caplog.at_level(logging.ERROR, logger="gateway.http"):
             response = await client.post(
                 "/graphql",

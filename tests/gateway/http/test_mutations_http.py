@@ -13,6 +13,7 @@ import httpx
 
 from gateway.app import create_app
 from gateway.settings import Settings
+from gateway.state import Resources
 from loaders.dynamodb import Dynamo
 from loaders.lock import LockClient
 from loaders.tables import TableNames
@@ -33,8 +34,7 @@ async def gateway(
 ) -> AsyncIterator[httpx.AsyncClient]:
     """The app as its lifespan leaves it: the suite's Dynamo and one process lock client."""
     app = create_app(dataclasses.replace(settings, auth_hs256_secret=SECRET), clock=clock)
-    app.state.dynamo = dynamo
-    app.state.locks = LockClient(dynamo)
+    app.state.resources = Resources(dynamo, locks=LockClient(dynamo))
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as client:
         yield client

@@ -17,6 +17,7 @@ from gateway.idempotency import Answer, Idempotency
 from gateway.operations.operation import Operation
 from gateway.operations.payload import payload_of
 from gateway.settings import Settings
+from gateway.state import Resources
 from loaders.codec import from_wire
 from loaders.dynamodb import Dynamo
 from loaders.lock import LockClient
@@ -39,8 +40,7 @@ async def gateway(
     """The app as its lifespan leaves it: the suite's Dynamo and one process lock client."""
     configured = dataclasses.replace(settings, auth_hs256_secret=SECRET, **overrides)
     app = create_app(configured, clock=clock)
-    app.state.dynamo = dynamo
-    app.state.locks = LockClient(dynamo)
+    app.state.resources = Resources(dynamo, locks=LockClient(dynamo))
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as client:
         client.app = app  # type: ignore[attr-defined]

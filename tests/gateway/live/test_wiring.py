@@ -1,7 +1,7 @@
-"""The lifespan's live-data wiring: with subscriptions (or the cache) on, the change feed is on
-`app.state.change_feed`, the stream readers take the streamed tables' leases, the metrics are
-served, and everything is released before the DynamoDB client closes; `/readyz` names a
-streamed table that has no stream."""
+"""The lifespan's live-data wiring: with subscriptions (or the cache) on, the change feed is
+the resources' (`Resources.change_feed`), the stream readers take the streamed tables'
+leases, the metrics are served, and everything is released before the DynamoDB client
+closes; `/readyz` names a streamed table that has no stream."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ import pytest
 
 from gateway.app import create_app
 from gateway.settings import Settings
-from loaders.changes import Change, ChangeFeed
+from gateway.state import opened_resources
+from loaders.changes import Change
 from loaders.streams import lease_key
 from loaders.tables import Table, TableNames, create_tables
 from support.metrics_text import samples, series, value
@@ -42,7 +43,8 @@ async def test_the_feed_and_readers_live_with_the_lifespan(
     app = create_app(dataclasses.replace(settings, subscriptions=True, stream_lease_seconds=2))
     recorder = Recorder()
     async with app.router.lifespan_context(app):
-        feed: ChangeFeed = app.state.change_feed
+        feed = opened_resources(app).change_feed
+        assert feed is not None
         assert feed.connected
         feed.listen(recorder)
         transport = httpx.ASGITransport(app)
@@ -89,7 +91,7 @@ async def test_without_subscriptions_nor_cache_nothing_reads_the_streams(
 ) -> None:
     app = create_app(settings)
     async with app.router.lifespan_context(app):
-        assert not hasattr(app.state, "change_feed")
+        assert opened_resources(app).change_feed is None
     answer = await dynamodb.scan(TableName=tables.locks)
     assert answer["Items"] == []
 

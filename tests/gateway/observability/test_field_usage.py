@@ -19,6 +19,7 @@ from gateway.app import create_app
 from gateway.auth.tokens import mint_token
 from gateway.observability.field_usage import FieldUsage, bind_client, coordinates_of
 from gateway.settings import Settings
+from gateway.state import Resources
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.principal import DASHBOARD, WRITER
@@ -36,7 +37,7 @@ async def serving(
     app = create_app(
         dataclasses.replace(settings, auth_hs256_secret=SECRET, **overrides), clock=clock
     )
-    app.state.dynamo = dynamo
+    app.state.resources = Resources(dynamo)
     token = mint_token(SECRET, "dash-1", [DASHBOARD, WRITER], timedelta(hours=1), clock)
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app),

@@ -15,10 +15,12 @@ from starlette.applications import Starlette
 from gateway.app import create_app
 from gateway.auth.tokens import mint_token
 from gateway.settings import Settings
+from gateway.state import opened_resources
 from loaders.changes import Change, MemoryChangeFeed
 from loaders.dynamodb import FinishedCall
 from loaders.tables import Table
 from schema.clock import FixedClock
+from schema.live import LiveHub
 from schema.principal import DASHBOARD, WRITER
 from support.metrics_text import Samples, samples
 from tests.gateway.subscriptions.socket_client import Socket, serving
@@ -41,8 +43,15 @@ class LiveGateway:
 
     @property
     def feed(self) -> MemoryChangeFeed:
-        feed: MemoryChangeFeed = self.app.state.change_feed
+        feed = opened_resources(self.app).change_feed
+        assert isinstance(feed, MemoryChangeFeed)
         return feed
+
+    @property
+    def hub(self) -> LiveHub:
+        hub = opened_resources(self.app).live
+        assert hub is not None
+        return hub
 
     def token(self, sub: str = USER, *roles: str, lifetime: float = 3600) -> str:
         return mint_token(SECRET, sub, roles, timedelta(seconds=lifetime), self.clock)
@@ -60,10 +69,10 @@ class LiveGateway:
         """Wait until the hub holds `count` subscriptions (a subscribe is handled on the
         server's own time: a change published before it is registered would be missed)."""
         for _ in range(500):
-            if self.app.state.live.subscriptions >= count:
+            if self.hub.subscriptions >= count:
                 return
             await asyncio.sleep(0.02)
-        raise AssertionError(f"{self.app.state.live.subscriptions} subscriptions, not {count}")
+        raise AssertionError(f"{self.hub.subscriptions} subscriptions, not {count}")
 
     async def metrics(self) -> Samples:
         """The served app's `/metrics`, scraped over HTTP."""
@@ -118,7 +127,8 @@ async def live_gateway(
     app = create_app(live_settings(settings, **overrides), clock=clock)
     calls: list[FinishedCall] = []
     async with serving(app) as url:
-        if not streams and (live_data := getattr(app.state, "live_data", None)) is not None:
-            await live_data.coordinator.stop()
-        app.state.dynamo.observers.append(calls.append)
+        resources = opened_resources(app)
+        if not streams and resources.live_data is not None:
+            await resources.live_data.coordinator.stop()
+        resources.dynamo.observers.append(calls.append)
         yield LiveGateway(url, app, clock, calls)

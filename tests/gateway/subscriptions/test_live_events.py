@@ -143,7 +143,7 @@ async def test_one_re_read_answers_a_hundred_identical_subscriptions(
                 await socket.subscribe(str(operation), SETTING_QUERY, {"ids": [USER]})
             sockets.append(socket)
         await live.subscribed(100)
-        assert live.app.state.live.subscriptions == 100
+        assert live.hub.subscriptions == 100
         await change_setting(live, dynamodb, settings, "75")
         for socket in sockets:
             received = sorted(
@@ -193,7 +193,7 @@ async def test_a_resync_sends_what_changed_while_changes_were_missed(
     async with open_socket(live.url) as socket:
         await live.watch_setting(socket)
         await set_low_balance_alert(dynamodb, settings, USER, "55")
-        live.app.state.live.resync("the feed reconnected")
+        live.hub.resync("the feed reconnected")
         assert await socket.receive() == setting_event("1", "55")
 
 
@@ -203,7 +203,7 @@ async def test_over_budget_an_event_waits_and_is_not_lost(
     async with live_gateway(settings, clock, rate_limit_user="2/second") as live:
         async with open_socket(live.url) as socket:
             await live.watch_setting(socket)
-            [subscriber] = live.app.state.live._subscribers
+            [subscriber] = live.hub._subscribers
             for dollars in ("1", "2", "3"):
                 await change_setting(live, dynamodb, settings, dollars)
                 await asyncio.sleep(0.2)
@@ -247,7 +247,7 @@ async def test_a_subscribe_over_budget_is_refused_with_rate_limited(
         assert refused["id"] == "2"
         assert refused["payload"]["errors"][0]["extensions"]["code"] == "RATE_LIMITED"
         assert await socket.receive() == {"id": "2", "type": "complete"}
-        assert live.app.state.live.subscriptions == 1
+        assert live.hub.subscriptions == 1
 
 
 async def test_an_item_reaching_its_ttl_is_re_read_without_a_change(

@@ -80,7 +80,7 @@ async def test_graphql_ws_receives_forbidden_in_its_error_sink_before_any_read(
     [error] = received["error"]["errors"]
     assert error["extensions"]["code"] == "FORBIDDEN"
     assert live.reads() == []
-    assert live.app.state.live.subscriptions == 0
+    assert live.hub.subscriptions == 0
 
 
 @pytest.mark.parametrize("token", ["not-a-jwt", "expired"])

@@ -71,7 +71,7 @@ async def test_the_tokens_expiry_closes_the_socket_with_4401(live: LiveGateway) 
         code, reason = await socket.closed(within=15)
     assert (code, reason) == (4401, "Unauthorized: the bearer token has expired")
     # The subscription went with the socket.
-    assert live.app.state.live.subscriptions == 0
+    assert live.hub.subscriptions == 0
 
 
 async def test_subscribe_before_the_ack_closes_with_4401(live: LiveGateway) -> None:
@@ -212,7 +212,7 @@ async def test_another_users_id_is_forbidden_before_any_read(live: LiveGateway) 
     assert refused["type"] == "error"
     assert [error["extensions"]["code"] for error in refused["payload"]] == ["FORBIDDEN"]
     assert live.reads() == []
-    assert live.app.state.live.subscriptions == 0
+    assert live.hub.subscriptions == 0
 
 
 @pytest.mark.parametrize("count", [0, 101])
@@ -294,7 +294,7 @@ async def test_a_shutdown_closes_open_sockets_and_their_subscriptions(
             socket = await sockets.enter_async_context(open_socket(live.url))
             await socket.init(live.token())
             await socket.subscribe("1", SETTING_QUERY, {"ids": [USER]})
-            hub = live.app.state.live
+            hub = live.hub
             for _ in range(100):
                 if hub.subscriptions:
                     break

@@ -52,7 +52,7 @@ async def test_a_re_read_executes_the_document_for_one_user_strongly_consistent(
     dynamo.observers.append(calls.append)
 
     def new_context(principal: Principal) -> Context:
-        return build_context(dynamo=dynamo, principal=principal, clock=clock, consistent=True)
+        return build_context(dynamo=dynamo, principal=principal, clock=clock, reread=True)
 
     hub = LiveHub(build_schema(federation=federation), new_context, clock=clock)
     query = "subscription($ids: [ID!]!) { userChanged(ids: $ids) { id lowBalanceAlert } }"
