@@ -17,6 +17,10 @@ import aiohttp
 from botocore.exceptions import BotoCoreError, ClientError
 
 from loaders.backoff import Backoff
+from loaders.call_events import AbandonedBatch as AbandonedBatch
+from loaders.call_events import AbandonObserver as AbandonObserver
+from loaders.call_events import CallObserver as CallObserver
+from loaders.call_events import FinishedCall as FinishedCall
 from loaders.codec import Item, from_wire, to_wire, value_to_wire
 from loaders.dynamodb_errors import ConditionFailed as ConditionFailed
 from loaders.dynamodb_errors import DynamoDBFailure as DynamoDBFailure
@@ -53,48 +57,6 @@ def _count_attempt(request: Any, **_: Any) -> None:
     counter = request.context.get(_ATTEMPTS_CONTEXT)
     if counter is not None:
         counter[0] += 1
-
-
-@dataclass(frozen=True, slots=True)
-class FinishedCall:
-    """One finished `Dynamo.call`, as observers see it."""
-
-    operation: str
-    params: Mapping[str, Any]
-    seconds: float
-    #: HTTP attempts botocore made (1 + its retries); 0 when it never reached botocore.
-    attempts: int
-    response: Mapping[str, Any] | None
-    #: What the call raised (already wrapped), None on success.
-    error: BaseException | None
-
-    @property
-    def retries(self) -> int:
-        return max(0, self.attempts - 1)
-
-
-#: Told of every finished call (metrics, per-request accounting).
-CallObserver = Callable[[FinishedCall], None]
-
-
-@dataclass(frozen=True, slots=True)
-class AbandonedBatch:
-    """A BatchGetItem or BatchWriteItem given up with keys or items still unprocessed
-    (DynamoDB kept leaving them, past the unprocessed-keys deadline or the request's)."""
-
-    operation: str
-    #: The tables of what was left, as named in DynamoDB.
-    tables: tuple[str, ...]
-    #: Keys (BatchGetItem) or items (BatchWriteItem) left unprocessed.
-    left: int
-    #: Calls sent before giving up (each retried by botocore on its own).
-    rounds: int
-    seconds: float
-    error: BaseException
-
-
-#: Told when a batch is given up with work left (the failure log).
-AbandonObserver = Callable[[AbandonedBatch], None]
 
 
 @dataclass(frozen=True, slots=True)
