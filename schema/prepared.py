@@ -42,6 +42,7 @@ from schema.extensions.measures import (
     query_cost,
     query_depth,
 )
+from schema.scalars import WireForms
 
 V = TypeVar("V")
 
@@ -152,8 +153,9 @@ class PreparedOperations:
     """The process's prepared operations: a bounded LRU by (query text, operation name).
 
     `preparations` counts the operations prepared, `reuses` the requests answered by one
-    prepared before, `evictions` those dropped past `maxsize`. `completion` counts the
-    compiled executor's objects."""
+    prepared before, `evictions` those dropped past `maxsize`. It also holds the schema's
+    other process caches: `completion` counts the compiled executor's objects, `forms`
+    remembers the Decimal and DateTime wire forms (schema/scalars.py)."""
 
     def __init__(self, policy: CostPolicy | None = None, maxsize: int = PREPARED_OPERATIONS):
         if maxsize < 1:
@@ -164,6 +166,7 @@ class PreparedOperations:
         self.reuses = 0
         self.evictions = 0
         self.completion = CompletionCounts()
+        self.forms = WireForms()
         self._entries: OrderedDict[Hashable, PreparedOperation] = OrderedDict()
         self._by_operation: dict[int, PreparedOperation] = {}
         self._pending: dict[Hashable, threading.Event] = {}

@@ -21,7 +21,7 @@ from schema.federation import FEDERATION_VERSION, subgraph_query, subgraph_subsc
 from schema.mutation import Mutation
 from schema.prepared import PreparedOperations, attach
 from schema.query import Query
-from schema.scalars import SCALAR_OVERRIDES
+from schema.scalars import scalar_overrides
 from schema.subscription import Subscription, install_reread_resolvers
 
 
@@ -66,9 +66,11 @@ def build_schema(
     `compiled_execution` completes plain objects in one loop (`schema.execution`); off, it
     is graphql-core's path under strawberry, field by field (the answers are the same).
 
-    `prepared` owns the schema's prepared operations (schema/prepared.py); the limit
-    extensions given should share it. Without one, the schema gets its own."""
+    `prepared` owns the schema's prepared operations (schema/prepared.py) and its other
+    process caches (the scalars' wire forms); the limit extensions given should share it.
+    Without one, the schema gets its own."""
     schema_class = SubgraphSchema if federation else GatewaySchema
+    owner = PreparedOperations(GATEWAY_COST_POLICY) if prepared is None else prepared
     schema = schema_class(
         query=subgraph_query() if federation else Query,
         mutation=Mutation,
@@ -80,14 +82,12 @@ def build_schema(
             CachedValidation,
             GatewayErrors,
         ],
-        scalar_overrides=SCALAR_OVERRIDES,
+        scalar_overrides=scalar_overrides(owner.forms),
         config=StrawberryConfig(auto_camel_case=True),
         execution_context_class=CompiledExecutionContext if compiled_execution else None,
     )
     install_reread_resolvers(schema._schema)
-    attach(
-        schema._schema, PreparedOperations(GATEWAY_COST_POLICY) if prepared is None else prepared
-    )
+    attach(schema._schema, owner)
     if federation:
         # The cost model as `@cost`/`@listSize` for routers (schema/cost_directives.py).
         add_cost_directives(schema, GATEWAY_COST_POLICY)
