@@ -226,3 +226,52 @@ def test_build_schema_attaches_its_owner() -> None:
 @strawberry.type
 class Query:
     name: str = "q"
+
+
+@strawberry.type
+class Leaf:
+    name: str = "leaf"
+
+
+@strawberry.type
+class Holder:
+    amount: int = 1
+    leaf: Leaf = strawberry.field(default_factory=Leaf)
+
+
+@strawberry.type
+class HolderQuery:
+    @strawberry.field
+    def holder(self) -> Holder:
+        return Holder()
+
+
+async def test_completion_levels_are_compiled_once_per_document(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from strawberry.extensions import ParserCache
+
+    from schema.execution.executor import CompiledExecutionContext
+    from schema.execution.plan import compile_level
+
+    compiled: list[str] = []
+
+    def counted(schema: GraphQLSchema, object_type: Any, grouped: Any) -> Any:
+        compiled.append(object_type.name)
+        return compile_level(schema, object_type, grouped)
+
+    monkeypatch.setattr("schema.execution.executor.compile_level", counted)
+    owner = PreparedOperations()
+    schema = strawberry.Schema(
+        query=HolderQuery,
+        extensions=[ParserCache],
+        execution_context_class=CompiledExecutionContext,
+    )
+    prepared_module.attach(schema._schema, owner)
+    for _ in range(3):
+        result = await schema.execute("{ holder { amount leaf { name } } }")
+        assert result.data == {"holder": {"amount": 1, "leaf": {"name": "leaf"}}}
+    # Prepared by the executor (no limit here), its levels compiled by the first request.
+    assert owner.preparations == 1
+    assert sorted(compiled) == ["Holder", "Leaf"]
+    assert owner.completion.compiled == 3
