@@ -27,12 +27,14 @@ from graphql import parse
 from prometheus_client import CollectorRegistry
 
 from gateway.cli.embedded import EmbeddedDynamoDB
-from gateway.observability.field_usage import FieldUsage, coordinates_of
+from gateway.observability.field_usage import FieldUsage
 from gateway.resources import open_dynamo
 from gateway.settings import Settings
 from loaders.tables import create_tables
 from schema.clock import SystemClock
 from schema.every_field import every_field
+from schema.extensions.coordinates import coordinates_of
+from schema.prepared import PreparedOperations
 from schema.root import build_schema
 from support.faults import Delay, FaultProxy, fault_proxy
 from support.http_client import app_client
@@ -96,9 +98,14 @@ def counting(iterations: int) -> None:
     schema = build_schema()._schema
     document = parse(f"{{ viewer {every_field(schema, 'User')} }}")
     usage = FieldUsage(CollectorRegistry())
-    usage.count(schema, document, None)
+    prepared = PreparedOperations()
+
+    def count() -> None:
+        usage.count(prepared.prepare(schema, None, document, None).coordinates())
+
+    count()
     coordinates = len(coordinates_of(schema, document))
-    hit = cpu_us(lambda: usage.count(schema, document, None), iterations)
+    hit = cpu_us(count, iterations)
     walk = cpu_us(lambda: coordinates_of(schema, document), iterations)
     print(f"field usage: the every-field viewer query reads {coordinates} coordinates")
     print(f"  count, document memoised: {hit:6.2f} µs CPU per operation")

@@ -10,6 +10,10 @@ what four clients sending them do to `/healthz`: `python -m bench hostile`.
    measured): `/healthz` latency p50 probed alone, then while 4 clients (another process)
    send the worst documents back to back, each text new (a counter in a comment), so that
    no cache keyed by text answers; their budget is lifted, so none is refused for it.
+3. What a repeated dashboard query costs through the schema, as a request pays it: the parser
+   and validation caches, the limits, the budget's figure and field usage read from its
+   prepared operation (schema/prepared.py), execution itself left out; with the walks of the
+   document per request.
 Bounded: fixed iterations and probes, every process on loopback and stopped by its id.
 """
 
@@ -20,21 +24,27 @@ import itertools
 import multiprocessing
 import statistics
 import time
+from collections.abc import Iterator
 from datetime import timedelta
 
 import httpx
-from graphql import DocumentNode, parse, specified_rules, validate
+from graphql import DocumentNode, ExecutionResult, parse, specified_rules, validate
+from prometheus_client import CollectorRegistry
+from strawberry.extensions import SchemaExtension
 from strawberry.schema.schema import validate_document
 
 from bench import processes
 from gateway.auth.tokens import mint_token
 from gateway.cli.examples import DASHBOARD_QUERY
+from gateway.observability.field_usage import FieldUsage
 from gateway.settings import Settings
 from schema.clock import SystemClock
 from schema.cost_policy import GATEWAY_COST_POLICY
+from schema.extensions import request_extensions
 from schema.extensions.compact_validation import validate_compacted
 from schema.extensions.document_shape import fragment_depth, overlap_count, selection_count
 from schema.extensions.measures import alias_count, query_cost, query_depth
+from schema.prepared import PreparedOperations
 from schema.root import build_schema
 
 #: The top-level selections of the widest user the limits let 30 aliases read.
@@ -189,6 +199,52 @@ def healthz_figures() -> None:
     )
 
 
+class _NotExecuted(SchemaExtension):
+    """Ends the operation where execution would start, as a budget refusal does."""
+
+    def on_execute(self) -> Iterator[None]:
+        self.execution_context.result = ExecutionResult(data=None)
+        yield
+
+
+def repeated(iterations: int) -> None:
+    """The dashboard query, repeated, through the app's measuring extensions."""
+    settings = Settings()
+    prepared = PreparedOperations(GATEWAY_COST_POLICY)
+    usage = FieldUsage(CollectorRegistry())
+    schema = build_schema(
+        [
+            *request_extensions(settings.query_limits, prepared),
+            usage.schema_extension,
+            _NotExecuted,
+        ],
+        prepared=prepared,
+    )
+    variables = {"ids": [f"u-{n}" for n in range(100)]}
+
+    def once() -> None:
+        result = schema.execute_sync(
+            DASHBOARD_QUERY, variable_values=variables, operation_name="Dashboard"
+        )
+        assert not result.errors, result.errors
+
+    once()
+    walked = prepared.preparations
+    samples = []
+    for _ in range(iterations):
+        started = time.process_time()
+        once()
+        samples.append(time.process_time() - started)
+    cpu = statistics.median(samples) * 1e6
+    walks = (prepared.preparations - walked) / iterations
+    print(
+        f"dashboard query, 100 users, repeated: {cpu:.1f} µs CPU per request (parse and "
+        f"validation caches, limits, charge figure, field usage); {walks:.0f} preparations "
+        f"(walks of the document) per request, {walked} for the first"
+    )
+
+
 def main() -> None:
     validation_figures()
+    repeated(300)
     healthz_figures()

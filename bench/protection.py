@@ -43,7 +43,7 @@ from gateway.protection.rate_limit import Budgets, start_charges
 from gateway.settings import Settings
 from schema.clock import SystemClock
 from schema.cost_policy import GATEWAY_COST_POLICY
-from schema.extensions import CostMeasure
+from schema.prepared import PreparedOperations
 from schema.principal import Principal
 from schema.root import build_schema
 from support.metrics_text import total
@@ -83,7 +83,7 @@ async def checks(settings: Settings, iterations: int) -> tuple[float, float]:
     schema = build_schema()
     gate = OperationGate.from_settings(settings, schema._schema)
     budgets = Budgets.from_settings(settings)
-    charge = BudgetCharge(budgets, CostMeasure(GATEWAY_COST_POLICY))
+    charge = BudgetCharge(budgets, PreparedOperations(GATEWAY_COST_POLICY))
     document = parse(LISTED)
     principal = Principal("bench-user")
     operation = Operation(LISTED, None, None, None)

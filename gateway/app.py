@@ -38,7 +38,8 @@ from loaders.cache import WritePublisher
 from loaders.lock import LockClient
 from schema.clock import Clock, SystemClock
 from schema.cost_policy import GATEWAY_COST_POLICY
-from schema.extensions import CostMeasure, request_extensions
+from schema.extensions import request_extensions
+from schema.prepared import PreparedOperations
 from schema.root import build_schema
 
 
@@ -120,16 +121,17 @@ def create_app(
     # Per-client protection (issue 12): budgets charged after the limits, before execution;
     # the trusted documents, validated against the schema served, before parsing.
     budgets = Budgets.from_settings(settings, metrics.rate_limit_storage_errors.inc)
-    # One measure of each document's cost, for the cost limit and the charge alike.
-    cost = CostMeasure(GATEWAY_COST_POLICY)
+    # The process's prepared operations (schema/prepared.py): each document measured once,
+    # for the limits, the charge, field usage, the access plan and completion alike.
+    prepared = PreparedOperations(GATEWAY_COST_POLICY)
     schema = build_schema(
         [
             # First: a document whose operation cannot be chosen is refused before any other
             # extension measures it.
             OneOperationOrNamed,
             metrics.schema_extension,
-            *request_extensions(settings.query_limits, cost),
-            lambda: BudgetCharge(budgets, cost),
+            *request_extensions(settings.query_limits, prepared),
+            lambda: BudgetCharge(budgets, prepared),
             field_usage.schema_extension,
             # Last before execution: a batch's queries start resolving together.
             BatchStart,
@@ -137,6 +139,7 @@ def create_app(
         ],
         federation=settings.federation,
         compiled_execution=settings.compiled_execution,
+        prepared=prepared,
     )
     gate = OperationGate.from_settings(
         settings, schema._schema, lambda outcome: metrics.untrusted_operations.labels(outcome).inc()

@@ -34,8 +34,8 @@ from graphql import (
 
 from loaders.entities import USERS
 from schema.context import Info
-from schema.document_memo import DocumentMemo
 from schema.field_reads import FieldRead, UndeclaredRead, type_reads
+from schema.prepared import owner_of
 from schema.user import User
 
 #: Read capacity of the whole USERS#<id> partition, per user (see above): the collection's
@@ -51,9 +51,6 @@ _TIMES_ARGUMENTS = frozenset(read.times for read in USER_READS.values() if read.
 #: A field selected on a User: its name, and the argument that multiplies its reads
 #: (`months`) as written, or None.
 UserField: TypeAlias = tuple[str, ValueNode | None]
-
-#: The User fields of each root field's selection, per parsed document (see `plan_user_reads`).
-USER_SELECTIONS: DocumentMemo[tuple[UserField, ...]] = DocumentMemo()
 
 
 def user_fields(
@@ -79,22 +76,23 @@ def user_fields(
                 yield from user_fields(fragment.selection_set, fragments)
 
 
-def root_user_fields(
-    field_nodes: Collection[FieldNode], fragments: Mapping[str, FragmentDefinitionNode]
-) -> tuple[UserField, ...]:
-    """The User fields under the current root field (all its merged nodes), memoized: the
-    nodes come from the parser cache's document, the same objects for every request of a
-    text. Keyed by every node's identity, since @skip/@include may merge other nodes."""
-    nodes = tuple(field_nodes)
+def root_user_fields(raw: GraphQLResolveInfo[Any]) -> tuple[UserField, ...]:
+    """The User fields under the current root field (all its merged nodes): its read plan,
+    remembered by the request's prepared operation (schema/prepared.py), by every node's
+    identity, since @skip/@include may merge other nodes."""
+    nodes: Collection[FieldNode] = tuple(raw.field_nodes)
     if not nodes:
         return ()
-    return USER_SELECTIONS.get(
-        nodes[0],
-        tuple(map(id, nodes)),
-        lambda: tuple(
+    fragments: Mapping[str, FragmentDefinitionNode] = raw.fragments
+
+    def plan() -> tuple[UserField, ...]:
+        return tuple(
             field for node in nodes for field in user_fields(node.selection_set, fragments)
-        ),
-    )
+        )
+
+    owner = owner_of(raw.schema)
+    prepared = None if owner is None else owner.of_operation(raw.operation)
+    return plan() if prepared is None else prepared.read_plan(nodes, plan)
 
 
 def prefix_plan_units(
@@ -153,7 +151,7 @@ def plan_user_reads(info: Info, user_ids: Iterable[str]) -> None:
 def plan_reads(raw: GraphQLResolveInfo[Any], user_ids: Iterable[str]) -> None:
     """`plan_user_reads` for graphql-core's own resolve info (a subscription's re-read,
     whose root field graphql-core resolves without strawberry's Info)."""
-    fields = root_user_fields(raw.field_nodes, raw.fragments)
+    fields = root_user_fields(raw)
     # strawberry's executor gives the coerced dict; graphql-core's own, a container of it.
     given: Any = raw.variable_values
     variables: Mapping[str, Any] = getattr(given, "coerced", given)

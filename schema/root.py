@@ -19,8 +19,9 @@ from schema.extensions.cost_report import CostReport
 from schema.extensions.document_cache import CachedParsing, CachedValidation
 from schema.federation import FEDERATION_VERSION, subgraph_query, subgraph_subscription
 from schema.mutation import Mutation
+from schema.prepared import PreparedOperations, attach
 from schema.query import Query
-from schema.scalars import SCALAR_OVERRIDES
+from schema.scalars import scalar_overrides
 from schema.subscription import Subscription, install_reread_resolvers
 
 
@@ -52,6 +53,7 @@ def build_schema(
     *,
     federation: bool = False,
     compiled_execution: bool = True,
+    prepared: PreparedOperations | None = None,
 ) -> strawberry.Schema:
     """The gateway's schema, with the given extensions (limits, masking, metrics...).
 
@@ -62,18 +64,30 @@ def build_schema(
     `User @key(fields: "id")`), `INSIGHT_FEDERATION`.
 
     `compiled_execution` completes plain objects in one loop (`schema.execution`); off, it
-    is graphql-core's path under strawberry, field by field (the answers are the same)."""
+    is graphql-core's path under strawberry, field by field (the answers are the same).
+
+    `prepared` owns the schema's prepared operations (schema/prepared.py) and its other
+    process caches (the scalars' wire forms); the limit extensions given should share it.
+    Without one, the schema gets its own."""
     schema_class = SubgraphSchema if federation else GatewaySchema
+    owner = PreparedOperations(GATEWAY_COST_POLICY) if prepared is None else prepared
     schema = schema_class(
         query=subgraph_query() if federation else Query,
         mutation=Mutation,
         subscription=subgraph_subscription() if federation else Subscription,
-        extensions=[CostReport, CachedParsing, *extensions, CachedValidation, GatewayErrors],
-        scalar_overrides=SCALAR_OVERRIDES,
+        extensions=[
+            CostReport,
+            CachedParsing,
+            *extensions,
+            CachedValidation,
+            GatewayErrors,
+        ],
+        scalar_overrides=scalar_overrides(owner.forms),
         config=StrawberryConfig(auto_camel_case=True),
         execution_context_class=CompiledExecutionContext if compiled_execution else None,
     )
     install_reread_resolvers(schema._schema)
+    attach(schema._schema, owner)
     if federation:
         # The cost model as `@cost`/`@listSize` for routers (schema/cost_directives.py).
         add_cost_directives(schema, GATEWAY_COST_POLICY)

@@ -48,46 +48,56 @@ def format_decimal(value: object) -> str:
 #: Past this many remembered wire forms (per scalar), they are forgotten all at once.
 MAX_REMEMBERED_FORMS = 65_536
 
-_DECIMAL_FORMS: dict[Decimal, str] = {}
-_INSTANT_FORMS: dict[datetime, str] = {}
 
+class WireForms:
+    """The wire forms of Decimal and DateTime values, remembered per value: a warm cache
+    serves the same values request after request. One per schema, held by its prepared
+    operations' owner (schema/prepared.py), never a module global."""
 
-def serialize_decimal(value: object) -> str:
-    """`format_decimal`, remembered per value: the form depends on the number alone (equal
-    Decimals, `1.1` and `1.10`, have one form), and a warm cache serves the same values
-    request after request."""
-    if type(value) is not Decimal:
-        return format_decimal(value)
-    try:
-        form = _DECIMAL_FORMS.get(value)
-    except TypeError:  # a signaling NaN has no hash (format_decimal refuses it)
-        return format_decimal(value)
-    if form is None:
-        form = format_decimal(value)
-        if len(_DECIMAL_FORMS) >= MAX_REMEMBERED_FORMS:
-            _DECIMAL_FORMS.clear()
-        _DECIMAL_FORMS[value] = form
-    return form
+    __slots__ = ("_decimals", "_instants", "maxsize")
 
+    def __init__(self, maxsize: int = MAX_REMEMBERED_FORMS) -> None:
+        self.maxsize = maxsize
+        self._decimals: dict[Decimal, str] = {}
+        self._instants: dict[datetime, str] = {}
 
-def serialize_instant(at: datetime) -> str:
-    """`format_instant`, remembered per instant in UTC (as every row holds them): equal
-    instants have one form."""
-    if type(at) is not datetime or at.tzinfo is not UTC:
-        return format_instant(at)
-    form = _INSTANT_FORMS.get(at)
-    if form is None:
-        form = format_instant(at)
-        if len(_INSTANT_FORMS) >= MAX_REMEMBERED_FORMS:
-            _INSTANT_FORMS.clear()
-        _INSTANT_FORMS[at] = form
-    return form
+    def decimal(self, value: object) -> str:
+        """`format_decimal`, remembered per value: the form depends on the number alone
+        (equal Decimals, `1.1` and `1.10`, have one form)."""
+        if type(value) is not Decimal:
+            return format_decimal(value)
+        try:
+            form = self._decimals.get(value)
+        except TypeError:  # a signaling NaN has no hash (format_decimal refuses it)
+            return format_decimal(value)
+        if form is None:
+            form = format_decimal(value)
+            if len(self._decimals) >= self.maxsize:
+                self._decimals.clear()
+            self._decimals[value] = form
+        return form
+
+    def instant(self, at: datetime) -> str:
+        """`format_instant`, remembered per instant in UTC (as every row holds them): equal
+        instants have one form."""
+        if type(at) is not datetime or at.tzinfo is not UTC:
+            return format_instant(at)
+        form = self._instants.get(at)
+        if form is None:
+            form = format_instant(at)
+            if len(self._instants) >= self.maxsize:
+                self._instants.clear()
+            self._instants[at] = form
+        return form
+
+    def __len__(self) -> int:
+        return len(self._decimals) + len(self._instants)
 
 
 DateTime: ScalarDefinition = strawberry.scalar(
     name="DateTime",
     description="An instant, RFC 3339 in UTC (`2026-12-02T11:31:28Z`).",
-    serialize=serialize_instant,
+    serialize=format_instant,
     parse_value=_parse_datetime,
 )
 
@@ -97,11 +107,14 @@ DecimalScalar: ScalarDefinition = dataclasses.replace(
     '`"100.00"`), or more where the stored number has more (`"1.005"`); never rounded, '
     "never through floating point. Amounts are dollars with at most two decimals unless the "
     "field says otherwise (amounts in cents are `Int`).",
-    serialize=serialize_decimal,
+    serialize=format_decimal,
 )
 
-SCALAR_OVERRIDES: dict[object, Any] = {
-    datetime: DateTime,
-    date: DateScalar,
-    Decimal: DecimalScalar,
-}
+
+def scalar_overrides(forms: WireForms) -> dict[object, Any]:
+    """The scalars of a schema, their wire forms remembered in `forms`."""
+    return {
+        datetime: dataclasses.replace(DateTime, serialize=forms.instant),
+        date: DateScalar,
+        Decimal: dataclasses.replace(DecimalScalar, serialize=forms.decimal),
+    }

@@ -24,6 +24,7 @@ from schema.context import Info
 from schema.cost_policy import GATEWAY_COST_POLICY
 from schema.extensions.measures import query_cost
 from schema.permissions import require_reader
+from schema.prepared import owner_of
 from schema.query import UserIds
 from schema.user import User
 
@@ -90,11 +91,17 @@ def _watch(info: Info, user_ids: list[str], initial: bool) -> AsyncIterator[User
 
 def reread_cost(raw: GraphQLResolveInfo[Any], users: int) -> int:
     """What one re-read (one user) costs the subscriber's budget: the document's cost, as
-    the cost limit measures it, shared among the users it watches (at least 1 point)."""
-    document = DocumentNode(definitions=(raw.operation, *raw.fragments.values()))
-    name = raw.operation.name.value if raw.operation.name else None
+    the cost limit measures it (its prepared operation's, for the coerced variables),
+    shared among the users it watches (at least 1 point)."""
     variables: Any = raw.variable_values
-    total = query_cost(raw.schema, document, GATEWAY_COST_POLICY, name, dict(variables))
+    owner = owner_of(raw.schema)
+    prepared = None if owner is None else owner.of_operation(raw.operation)
+    if prepared is None:  # a schema not built by build_schema: measured here
+        document = DocumentNode(definitions=(raw.operation, *raw.fragments.values()))
+        name = raw.operation.name.value if raw.operation.name else None
+        total = query_cost(raw.schema, document, GATEWAY_COST_POLICY, name, dict(variables))
+    else:
+        total = prepared.cost(dict(variables))
     return max(1, math.ceil(total / max(users, 1)))
 
 

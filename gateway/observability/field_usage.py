@@ -8,47 +8,24 @@ the client that sent it: `apollographql-client-name` / `apollographql-client-ver
 (`insight-gateway usage`, docs/field-usage.md).
 
 A request pays a dict look-up, not a walk: an operation's coordinates are computed once per
-parsed document (the parser cache hands a repeated text the same document) and kept in a
-`DocumentMemo`, as the cost is; the request adds one to a pending count keyed by that memo
-entry and its client. A scrape of `/metrics` folds the pending counts into per-coordinate
-totals. Client names are bounded: the first `max_clients` names seen are labels, later
-ones `other`; each name keeps at most `MAX_VERSIONS` versions, later ones `other`.
+prepared operation (schema/prepared.py), as the cost is; the request adds one to a pending
+count keyed by those coordinates and its client. A scrape of `/metrics` folds the pending
+counts into per-coordinate totals. Client names are bounded: the first `max_clients` names
+seen are labels, later ones `other`; each name keeps at most `MAX_VERSIONS` versions, later
+ones `other`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
 
-from graphql import (
-    DocumentNode,
-    EnumValueNode,
-    FieldNode,
-    FragmentDefinitionNode,
-    FragmentSpreadNode,
-    GraphQLEnumType,
-    GraphQLInputObjectType,
-    GraphQLInputType,
-    GraphQLInterfaceType,
-    GraphQLList,
-    GraphQLNamedType,
-    GraphQLNonNull,
-    GraphQLObjectType,
-    GraphQLSchema,
-    InlineFragmentNode,
-    ListValueNode,
-    ObjectValueNode,
-    SelectionSetNode,
-    ValueNode,
-    get_named_type,
-)
 from prometheus_client.core import CounterMetricFamily
 from prometheus_client.registry import Collector, CollectorRegistry
 from strawberry.extensions import SchemaExtension
 
-from schema.document_memo import DocumentMemo
-from schema.extensions.measures import executed_operations
+from schema.extensions.coordinates import Coordinates, coordinates_of
+from schema.prepared import owner_of
 
 METRIC = "gateway_field_usage"
 UNKNOWN = "unknown"
@@ -75,14 +52,6 @@ def bind_client(headers: Mapping[str, str]) -> None:
 
 def _label(text: str) -> str:
     return "".join(c for c in text.strip()[:MAX_LABEL_CHARS] if c.isprintable())
-
-
-@dataclass(frozen=True, eq=False, slots=True)
-class Coordinates:
-    """The schema coordinates one operation of one document reads. Compared and hashed by
-    identity: the memo hands every request of a document the same object."""
-
-    names: frozenset[str]
 
 
 class ClientLabels:
@@ -116,7 +85,6 @@ class FieldUsage(Collector):
 
     def __init__(self, registry: CollectorRegistry, max_clients: int = 50) -> None:
         self.labels = ClientLabels(max_clients)
-        self.memo: DocumentMemo[Coordinates] = DocumentMemo()
         self._pending: dict[tuple[Coordinates, tuple[str, str]], int] = {}
         self._totals: dict[tuple[str, str, str], int] = {}
         registry.register(self)
@@ -124,15 +92,8 @@ class FieldUsage(Collector):
     def schema_extension(self) -> SchemaExtension:
         return FieldUsageExtension(self)
 
-    def count(
-        self, schema: GraphQLSchema, document: DocumentNode, operation_name: str | None
-    ) -> None:
-        """One operation of the current request's client read `document`'s coordinates."""
-        coordinates = self.memo.get(
-            document,
-            (operation_name, id(schema)),
-            lambda: Coordinates(coordinates_of(schema, document, operation_name)),
-        )
+    def count(self, coordinates: Coordinates) -> None:
+        """One operation of the current request's client read `coordinates`."""
         key = (coordinates, self.labels(_client.get()))
         self._pending[key] = self._pending.get(key, 0) + 1
         if len(self._pending) > MAX_PENDING:
@@ -179,73 +140,12 @@ class FieldUsageExtension(SchemaExtension):
         context = self.execution_context
         document = context.graphql_document
         if document is not None and not context.pre_execution_errors:
-            self.usage.count(context.schema._schema, document, context.operation_name)
+            schema = context.schema._schema
+            owner = owner_of(schema)
+            if owner is None:  # a schema not built by build_schema: nothing remembered
+                names = coordinates_of(schema, document, context.operation_name)
+                self.usage.count(Coordinates(names))
+            else:
+                operation = owner.prepare(schema, context.query, document, context.operation_name)
+                self.usage.count(operation.coordinates())
         yield
-
-
-def coordinates_of(
-    schema: GraphQLSchema, document: DocumentNode, operation_name: str | None = None
-) -> frozenset[str]:
-    """Every schema coordinate the executed operation(s) of `document` read: `Type.field`
-    for each field (introspection left out), `Type.field(arg:)` for each argument given,
-    `Input.field` and `Enum.VALUE` for what an argument's literal holds."""
-    found: set[str] = set()
-    fragments = {
-        d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
-    }
-    walked: set[str] = set()
-
-    def selections(selection_set: SelectionSetNode | None, parent: GraphQLNamedType | None) -> None:
-        for selection in selection_set.selections if selection_set else ():
-            if isinstance(selection, FieldNode):
-                field(selection, parent)
-            elif isinstance(selection, InlineFragmentNode):
-                condition = selection.type_condition
-                scope = schema.get_type(condition.name.value) if condition else parent
-                selections(selection.selection_set, scope)
-            elif isinstance(selection, FragmentSpreadNode):
-                name = selection.name.value
-                fragment = fragments.get(name)
-                if fragment is not None and name not in walked:
-                    walked.add(name)
-                    scope = schema.get_type(fragment.type_condition.name.value)
-                    selections(fragment.selection_set, scope)
-
-    def field(node: FieldNode, parent: GraphQLNamedType | None) -> None:
-        name = node.name.value
-        if name.startswith("__") or not isinstance(
-            parent, GraphQLObjectType | GraphQLInterfaceType
-        ):
-            return
-        definition = parent.fields.get(name)
-        if definition is None:
-            return
-        found.add(f"{parent.name}.{name}")
-        for argument in node.arguments or ():
-            declared = definition.args.get(argument.name.value)
-            if declared is not None:
-                found.add(f"{parent.name}.{name}({argument.name.value}:)")
-                literal(argument.value, declared.type)
-        selections(node.selection_set, get_named_type(definition.type))
-
-    def literal(value: ValueNode, of_type: GraphQLInputType) -> None:
-        named = get_named_type(of_type)
-        if isinstance(value, ListValueNode):
-            inner = of_type.of_type if isinstance(of_type, GraphQLNonNull) else of_type
-            item_type = inner.of_type if isinstance(inner, GraphQLList) else inner
-            for item in value.values:
-                literal(item, item_type)
-        elif isinstance(value, EnumValueNode) and isinstance(named, GraphQLEnumType):
-            found.add(f"{named.name}.{value.value}")
-        elif isinstance(value, ObjectValueNode) and isinstance(named, GraphQLInputObjectType):
-            for given in value.fields:
-                declared = named.fields.get(given.name.value)
-                if declared is not None:
-                    found.add(f"{named.name}.{given.name.value}")
-                    literal(given.value, declared.type)
-
-    for operation in executed_operations(document, operation_name):
-        root = schema.get_root_type(operation.operation)
-        # Introspection (`__schema`, `__type`, `__typename`) names no coordinate of ours.
-        selections(operation.selection_set, root)
-    return frozenset(found)

@@ -24,8 +24,8 @@ from strawberry.types.graphql import OperationType
 from gateway.protection.rate_limit import Budgets, record_charge
 from loaders.errors import GatewayError
 from schema.context import Context
-from schema.extensions import CostMeasure
 from schema.extensions.measures import token_count
+from schema.prepared import PreparedOperations
 from schema.principal import Principal
 
 #: The token cap when no token limit is set (the gateway always sets one).
@@ -46,13 +46,13 @@ def refusal_points(size: int) -> int:
 class BudgetCharge(SchemaExtension):
     """Charges what the cost limit measured (at least 1 point).
 
-    Given the cost limit's own CostMeasure, it reads the cost the limit measured on
-    validation from the measure's memo: a document is never measured twice.
+    Given the cost limit's own PreparedOperations, it reads the cost the limit measured on
+    validation from the request's prepared operation: a document is never measured twice.
     """
 
-    def __init__(self, budgets: Budgets, cost: CostMeasure) -> None:
+    def __init__(self, budgets: Budgets, prepared: PreparedOperations) -> None:
         self.budgets = budgets
-        self.cost = cost
+        self.prepared = prepared
         self.charged = False
 
     async def on_operation(self) -> AsyncIterator[None]:
@@ -81,7 +81,10 @@ class BudgetCharge(SchemaExtension):
             return None
         document = context.graphql_document
         if document is not None:
-            size = self.cost.size(document)
+            operation = self.prepared.prepare(
+                context.schema._schema, context.query, document, context.operation_name
+            )
+            size = operation.selections
         else:
             cap = 2 * int(context.parse_options.get("max_tokens") or TOKEN_CAP)
             size = token_count(context.query or "", cap=cap)
@@ -107,7 +110,10 @@ class BudgetCharge(SchemaExtension):
             and context.result is None
             and not reread
         ):
-            cost = max(1, self.cost.of(context, document))
+            operation = self.prepared.prepare(
+                context.schema._schema, context.query, document, context.operation_name
+            )
+            cost = max(1, operation.cost(context.variables))
             refusal = await self._charge(principal, cost)
             if refusal is not None:
                 if context.operation_type is OperationType.SUBSCRIPTION:

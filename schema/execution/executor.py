@@ -27,14 +27,18 @@ from typing import Any, ClassVar, TypeAlias
 # bounds graphql-core to the 3.3 series this is written for (tests/test_dependency_lock.py holds
 # the bound to the lock).
 from graphql import (
+    DocumentNode,
+    GraphQLError,
     GraphQLList,
     GraphQLNonNull,
     GraphQLObjectType,
     GraphQLOutputType,
     GraphQLResolveInfo,
+    GraphQLSchema,
     Undefined,
 )
 from graphql.execution.collect_fields import FieldDetailsList
+from graphql.execution.executor import Executor
 from graphql.execution.incremental.incremental_executor import DeliveryGroupMap
 from graphql.execution.middleware import MiddlewareManager
 from graphql.pyutils import AwaitableOrValue, Path, is_awaitable
@@ -44,12 +48,13 @@ from schema.execution.plan import (
     COLLECTION_DIRECTIVES,
     LEAF,
     LEAF_LIST,
-    LEVELS,
     OBJECT,
     TYPENAME,
+    Level,
     compile_level,
     level_key,
 )
+from schema.prepared import CompletionCounts, owner_of
 
 #: One field of a request's compiled object: response name, kind, read, coerce (for
 #: `__typename`, the type's name), non-null, items non-null, the nested object's fields.
@@ -66,14 +71,6 @@ class PassesPlainFields:
 
 class Unplain(Exception):
     """A value the compiled path leaves to graphql-core."""
-
-
-class CompletionCounts:
-    """How often objects were completed by the compiled path and how often they fell back
-    (the differential test checks that both paths are exercised)."""
-
-    compiled = 0
-    fell_back = 0
 
 
 #: Value types known to be neither awaitable nor exceptions (found once per type).
@@ -175,11 +172,32 @@ class CompiledExecutionContext(StrawberryGraphQLCoreExecutionContext):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._compiles = self.abort_signal is None and passes_plain_fields(self.middleware_manager)
+        # The schema's prepared operations: this operation's remembered completion levels,
+        # and the counts of compiled objects.
+        self._owner = owner_of(self.schema)
+        self._prepared = None if self._owner is None else self._owner.of_operation(self.operation)
+        self._counts = CompletionCounts() if self._owner is None else self._owner.completion
         # Per request, like graphql-core's own subfield memo: by the identity of the field
         # details list (kept alive beside its plan so that the id is not reused).
         self._compiled: dict[
             tuple[GraphQLObjectType, int], tuple[FieldDetailsList, Compiled | None]
         ] = {}
+
+    @classmethod
+    def build(
+        cls, schema: GraphQLSchema, document: DocumentNode, *args: Any, **kwargs: Any
+    ) -> list[GraphQLError] | Executor[Any]:
+        """graphql-core's build; then the operation's prepared operation, prepared here when
+        no limit prepared it (a schema without them): its completion levels, and the access
+        plan's read plans, are found by its operation node."""
+        built = super().build(schema, document, *args, **kwargs)
+        if isinstance(built, CompiledExecutionContext) and built._prepared is None:
+            owner = built._owner
+            if owner is not None:
+                name = built.operation.name
+                operation_name = None if name is None else name.value
+                built._prepared = owner.prepare(schema, None, document, operation_name)
+        return built
 
     def complete_object_value(
         self,
@@ -196,9 +214,9 @@ class CompiledExecutionContext(StrawberryGraphQLCoreExecutionContext):
                 try:
                     completed = complete_plain(fields, result)
                 except Exception:  # graphql-core's path gives the answer or the error
-                    CompletionCounts.fell_back += 1
+                    self._counts.fell_back += 1
                 else:
-                    CompletionCounts.compiled += 1
+                    self._counts.compiled += 1
                     return completed
         return super().complete_object_value(
             return_type, field_details_list, info, path, result, position_context
@@ -232,9 +250,9 @@ class CompiledExecutionContext(StrawberryGraphQLCoreExecutionContext):
                 try:
                     completed = _objects(fields, items_non_null, result)
                 except Exception:  # graphql-core's path gives the answer or the error
-                    CompletionCounts.fell_back += 1
+                    self._counts.fell_back += 1
                 else:
-                    CompletionCounts.compiled += len(completed)
+                    self._counts.compiled += len(completed)
                     return completed
         return super().complete_list_value(
             return_type, field_details_list, info, path, result, position_context
@@ -264,10 +282,15 @@ class CompiledExecutionContext(StrawberryGraphQLCoreExecutionContext):
             (name, [details.node for details in details_list])
             for name, details_list in grouped.items()
         ]
-        level = LEVELS.get(
-            field_details_list[0].node,
-            level_key(object_type, groups),
-            lambda: compile_level(self.schema, object_type, groups),
+
+        def compile_this() -> Level | None:
+            return compile_level(self.schema, object_type, groups)
+
+        prepared = self._prepared
+        level = (
+            compile_this()
+            if prepared is None
+            else prepared.level(level_key(object_type, groups), compile_this)
         )
         if level is None:
             return None

@@ -8,8 +8,8 @@ is a leaf, a list of leaves, an object whose own selection is plain, or a list o
 (each with or without `!`). `__typename` is plain too.
 
 One level of a plan (`Level`) depends only on the object type and the field nodes merged
-under each response name, so it is remembered per parsed document, keyed by the identity
-of those nodes (see `schema.document_memo`). Which nodes are merged, and so the nested
+under each response name, so it is remembered by the request's prepared operation, keyed
+by the identity of those nodes (see `schema.prepared`). Which nodes are merged, and so the nested
 levels, may depend on the request's variables (`@include(if: $v)`): nested plans are put
 together per request from their remembered levels.
 """
@@ -34,8 +34,6 @@ from graphql import (
 )
 from strawberry.resolvers import is_default_resolver
 from strawberry.types.field import StrawberryField
-
-from schema.document_memo import DocumentMemo
 
 #: The kinds of a plain field.
 TYPENAME, LEAF, OBJECT, LEAF_LIST, OBJECT_LIST = range(5)
@@ -69,15 +67,12 @@ class PlainField:
 #: One level of a plan: the object's plain fields in response order.
 Level: TypeAlias = tuple[PlainField, ...]
 
-#: Levels per parsed document: anchored on a field node of the document, keyed by the
-#: object type and every merged node's identity. `None` remembers "not plain".
-LEVELS: DocumentMemo[Level | None] = DocumentMemo()
-
 
 def level_key(
     object_type: GraphQLObjectType, grouped: Iterable[tuple[str, Iterable[FieldNode]]]
 ) -> tuple[object, ...]:
-    """The memo key of one level: the type, then each response name's nodes by identity."""
+    """The key of one level: the type, then each response name's nodes by identity (`None`
+    is remembered too, as "not plain")."""
     return (
         object_type,
         *((name, *map(id, nodes)) for name, nodes in grouped),

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from graphql import DocumentNode
+from typing import TYPE_CHECKING
 
-from schema.extensions.measures import alias_count
 from schema.extensions.query_limit import QueryLimit
+
+if TYPE_CHECKING:
+    from schema.prepared import PreparedOperation
 
 
 class AliasLimit(QueryLimit):
     limit_name = "aliases"
 
-    def measure(self, document: DocumentNode) -> int:
-        return alias_count(document, self.execution_context.operation_name)
+    def figure(self, operation: PreparedOperation) -> int:
+        return operation.aliases

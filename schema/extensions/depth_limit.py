@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from graphql import DocumentNode
+from typing import TYPE_CHECKING
 
-from schema.extensions.measures import query_depth
 from schema.extensions.query_limit import QueryLimit
+
+if TYPE_CHECKING:
+    from schema.prepared import PreparedOperation
 
 
 class DepthLimit(QueryLimit):
     limit_name = "depth"
 
-    def measure(self, document: DocumentNode) -> int:
-        return query_depth(document, self.execution_context.operation_name)
+    def figure(self, operation: PreparedOperation) -> int:
+        return operation.depth

@@ -1,15 +1,18 @@
-"""The base of the query limits: measure the parsed query, refuse it before validation."""
+"""The base of the query limits: read a figure of the prepared operation, refuse it before
+validation."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator
-from typing import ClassVar
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, ClassVar
 
-from graphql import DocumentNode, GraphQLError
+from graphql import GraphQLError
 from strawberry.extensions import SchemaExtension
 
-from schema.document_memo import DocumentMemo
 from schema.errors import QueryTooComplex
+
+if TYPE_CHECKING:
+    from schema.prepared import PreparedOperation, PreparedOperations
 
 
 def too_complex(limit_name: str, maximum: int, figure: int) -> GraphQLError:
@@ -19,38 +22,33 @@ def too_complex(limit_name: str, maximum: int, figure: int) -> GraphQLError:
 
 
 class QueryLimit(SchemaExtension):
-    """Refuses a parsed query whose `measure` is over `maximum`.
+    """Refuses a parsed query whose `figure` is over `maximum`.
 
     It runs on entering validation, before graphql-core's own rules: some of those
     (overlapping fields) are quadratic in the query, so a query too big to run must not
     reach them, and of course no resolver (no DynamoDB call) runs either.
 
-    With a `memo` (shared by every request's instance, see `query_limits`), a document
-    from the parser cache is measured once per `memo_key`; without one, every time.
+    The figure is read from the request's prepared operation (schema/prepared.py, shared by
+    every request's instance, see `query_limits`): a repeated text is measured once.
     """
 
     limit_name: ClassVar[str]
 
-    def __init__(self, maximum: int, memo: DocumentMemo[int] | None = None) -> None:
+    def __init__(self, maximum: int, prepared: PreparedOperations) -> None:
         self.maximum = maximum
-        self.memo = memo
+        self.prepared = prepared
 
-    def measure(self, document: DocumentNode) -> int:
+    def figure(self, operation: PreparedOperation) -> int:
         raise NotImplementedError
-
-    def memo_key(self) -> Hashable:
-        """What, besides the document, the measure depends on."""
-        return self.execution_context.operation_name
-
-    def measured(self, document: DocumentNode) -> int:
-        if self.memo is None:
-            return self.measure(document)
-        return self.memo.get(document, self.memo_key(), lambda: self.measure(document))
 
     def on_validate(self) -> Iterator[None]:
         context = self.execution_context
-        if context.graphql_document is not None and not context.pre_execution_errors:
-            figure = self.measured(context.graphql_document)
+        document = context.graphql_document
+        if document is not None and not context.pre_execution_errors:
+            operation = self.prepared.prepare(
+                context.schema._schema, context.query, document, context.operation_name
+            )
+            figure = self.figure(operation)
             if figure > self.maximum:
                 context.pre_execution_errors = [too_complex(self.limit_name, self.maximum, figure)]
         yield

@@ -6,43 +6,33 @@ Each reads the whole document, whichever operation runs: validation reads it all
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from typing import TYPE_CHECKING
 
-from graphql import DocumentNode
-
-from schema.extensions.cost_limit import CostMeasure
-from schema.extensions.document_shape import fragment_depth, overlap_count
 from schema.extensions.query_limit import QueryLimit
 
-
-class _WholeDocument(QueryLimit):
-    def memo_key(self) -> Hashable:
-        return type(self).__name__
+if TYPE_CHECKING:
+    from schema.prepared import PreparedOperation
 
 
-class SelectionLimit(_WholeDocument):
-    """Selections, as `CostMeasure.size` counts them (the budget charges a refusal by it)."""
+class SelectionLimit(QueryLimit):
+    """Selections (the budget charges a refusal by them too)."""
 
     limit_name = "selections"
 
-    def __init__(self, maximum: int, cost: CostMeasure) -> None:
-        self.cost = cost
-        super().__init__(maximum)
-
-    def measure(self, document: DocumentNode) -> int:
-        return self.cost.size(document)
+    def figure(self, operation: PreparedOperation) -> int:
+        return operation.selections
 
 
-class FragmentDepthLimit(_WholeDocument):
+class FragmentDepthLimit(QueryLimit):
     limit_name = "fragment depth"
 
-    def measure(self, document: DocumentNode) -> int:
-        return fragment_depth(document)
+    def figure(self, operation: PreparedOperation) -> int:
+        return operation.fragment_depth
 
 
-class OverlapLimit(_WholeDocument):
+class OverlapLimit(QueryLimit):
     limit_name = "overlapping field pairs"
 
-    def measure(self, document: DocumentNode) -> int:
+    def figure(self, operation: PreparedOperation) -> int:
         # Past the limit the figure is not needed exactly: the walk stops there.
-        return overlap_count(document, stop_above=self.maximum)
+        return operation.overlaps(stop_above=self.maximum)

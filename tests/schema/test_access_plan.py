@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
@@ -174,15 +174,26 @@ async def test_fields_merged_by_include_are_each_requests_own(
         assert len(whole_partition_queries(dynamodb_calls)) == (1 if year else 0), year
 
 
-async def test_a_repeated_query_finds_its_user_fields_in_the_memo(run: Run) -> None:
+async def test_a_repeated_query_finds_its_user_fields_in_its_prepared_operation(
+    run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
     query = '{ user(id: "memo-u1") { ... on User { rituals { merchantId } } ...Pages } } ' + (
         "fragment Pages on User { lastPages { page } alias: savingsMonths(months: 9) { month } }"
     )
-    hits = access_plan.USER_SELECTIONS.hits
+    walks: list[object] = []
+    walk = access_plan.user_fields
+
+    def counted(*arguments: Any) -> Iterator[access_plan.UserField]:
+        walks.append(arguments[0])
+        return walk(*arguments)
+
+    monkeypatch.setattr(access_plan, "user_fields", counted)
     first = await run(query)
+    walked = len(walks)
     again = await run(query)
     assert first.data == again.data
-    assert access_plan.USER_SELECTIONS.hits == hits + 1
+    assert walked > 0
+    assert len(walks) == walked
 
 
 def test_user_fields_follow_fragments_and_keep_each_alias() -> None:

@@ -33,7 +33,8 @@ from loaders.dynamodb import Dynamo
 from loaders.tables import create_tables
 from schema.clock import FixedClock
 from schema.context import build_context
-from schema.execution.executor import CompiledExecutionContext, CompletionCounts, PassesPlainFields
+from schema.execution.executor import CompiledExecutionContext, PassesPlainFields
+from schema.prepared import PreparedOperations, attach
 from schema.root import build_schema
 from support.seed import user_items
 from tests.conftest import NOW, unique_table_names
@@ -42,7 +43,10 @@ from tests.schema.conftest import DASHBOARD_USER
 EXAMPLES = int(os.environ.get("INSIGHT_FUZZ_EXAMPLES", "200"))
 USER_IDS = ["full-1", "sparse-1", "nobody", "full-1"]
 
-COMPILED = build_schema()
+#: The owner of every compiled schema here: its counts say which path completed objects.
+OWNER = PreparedOperations()
+COUNTS = OWNER.completion
+COMPILED = build_schema(prepared=OWNER)
 GRAPHQL_CORE = build_schema(compiled_execution=False)
 
 
@@ -216,13 +220,13 @@ async def test_the_full_user_is_compiled_and_answers_the_same(
     from schema.every_field import every_field
 
     query = f"query($ids: [ID!]!) {{ users(ids: $ids) {every_field(COMPILED._schema, 'User')} }}"
-    before = CompletionCounts.compiled
+    before = COUNTS.compiled
     compiled, core = await both(query, {"ids": USER_IDS}, dynamo)
     assert compiled == core
     assert await warm(query, {"ids": USER_IDS}, dynamo, cache) == (compiled, core)
     assert '"recurringExpenses": [{"lastMine"' in compiled[0]
     # The sparse user's rows are nulls in nullable fields, or failing resolvers.
-    assert CompletionCounts.compiled - before > 100
+    assert COUNTS.compiled - before > 100
 
 
 # --- every surprise falls back -----------------------------------------------------------
@@ -304,15 +308,15 @@ async def test_each_surprise_answers_as_graphql_core(case: str) -> None:
         "{ holder { __typename amount leaf { name count tags day } "
         "leaves { n: name ...on Leaf { count } } strict { name tags } } }"
     )
-    compiled, fell_back = CompletionCounts.compiled, CompletionCounts.fell_back
+    compiled, fell_back = COUNTS.compiled, COUNTS.fell_back
     results = await on_both_paths(Query, query)
     assert results[0] == results[1]
     if case == "plain":
         # Holder, its leaf, two of its list items: one loop each, nothing fell back.
-        assert (CompletionCounts.compiled - compiled, CompletionCounts.fell_back) == (1, fell_back)
+        assert (COUNTS.compiled - compiled, COUNTS.fell_back) == (1, fell_back)
     else:
         assert results[0][1], "the case is an error"
-        assert CompletionCounts.fell_back > fell_back
+        assert COUNTS.fell_back > fell_back
 
 
 async def on_both_paths(query_type: type, query: str) -> list[Any]:
@@ -320,6 +324,7 @@ async def on_both_paths(query_type: type, query: str) -> list[Any]:
     results = []
     for executor in (CompiledExecutionContext, None):
         schema = strawberry.Schema(query=query_type, execution_context_class=executor)
+        attach(schema._schema, OWNER)
         results.append(answer(await schema.execute(query)))
     return results
 
@@ -354,15 +359,15 @@ async def test_a_resolvers_list_of_objects_answers_as_graphql_core(case: str, st
     query = (
         f"{{ {field} {{ __typename amount leaf {{ name count tags day }} strict {{ name }} }} }}"
     )
-    compiled, fell_back = CompletionCounts.compiled, CompletionCounts.fell_back
+    compiled, fell_back = COUNTS.compiled, COUNTS.fell_back
     results = await on_both_paths(Query, query)
     assert results[0] == results[1]
     if case in ("plain", "a tuple") or (case == "null item" and not strict):
         assert not results[0][1]
-        assert CompletionCounts.compiled - compiled == len(values)
-        assert CompletionCounts.fell_back == fell_back
+        assert COUNTS.compiled - compiled == len(values)
+        assert COUNTS.fell_back == fell_back
     else:
-        assert CompletionCounts.fell_back > fell_back
+        assert COUNTS.fell_back > fell_back
 
 
 @pytest.mark.parametrize(("extension", "compiles"), [(Untouching, True), (Touching, False)])
@@ -378,10 +383,11 @@ async def test_field_middleware_keeps_the_compiled_path_only_if_it_passes_plain_
     schema = strawberry.Schema(
         query=Query, extensions=[extension], execution_context_class=CompiledExecutionContext
     )
-    before = CompletionCounts.compiled
+    attach(schema._schema, OWNER)
+    before = COUNTS.compiled
     result = await schema.execute("{ holder { amount leaf { name } } }")
     assert result.data == {"holder": {"amount": "1.50", "leaf": {"name": "a"}}}
-    assert (CompletionCounts.compiled > before) is compiles
+    assert (COUNTS.compiled > before) is compiles
 
 
 @strawberry.federation.type(keys=["name"])
@@ -407,12 +413,13 @@ async def test_a_federation_schema_takes_the_same_executor() -> None:
         'name: "f"}]) { ... on Entity { name leaf { name day } } } _service { sdl } }'
     )
     answers = []
-    before = CompletionCounts.compiled
+    before = COUNTS.compiled
     for executor in (CompiledExecutionContext, None):
         schema = strawberry.federation.Schema(
             query=FederatedQuery, execution_context_class=executor
         )
+        attach(schema._schema, OWNER)
         answers.append(answer(await schema.execute(query)))
     assert answers[0] == answers[1]
     assert answers[0][1] == []
-    assert CompletionCounts.compiled - before >= 2  # entity (its leaf inside), _service
+    assert COUNTS.compiled - before >= 2  # entity (its leaf inside), _service

@@ -8,8 +8,9 @@ import pytest
 from strawberry.extensions.parser_cache import _get_parse_cache
 
 from gateway.settings import Settings
-from schema.extensions import CostMeasure, query_limits
+from schema.extensions import query_limits
 from schema.extensions.document_cache import DOCUMENT_CACHE_SIZE, cached_validate_document
+from schema.prepared import PreparedOperations
 from schema.root import build_schema
 from tests.schema.conftest import Execute
 
@@ -42,7 +43,7 @@ async def test_a_query_limit_still_refuses_before_the_cached_validation(
     attempt: int,
 ) -> None:
     settings = Settings(max_query_depth=2)
-    schema = build_schema(query_limits(settings.query_limits, CostMeasure()))
+    schema = build_schema(query_limits(settings.query_limits, PreparedOperations()))
     result = await schema.execute('{ user(id: "u") { payday { pave { payday } } } }')
     assert result.errors is not None
     [error] = result.errors

@@ -18,8 +18,9 @@ from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.context import build_context
 from schema.cost_policy import GATEWAY_COST_POLICY
-from schema.extensions.cost_limit import CostLimit, CostMeasure
+from schema.extensions.cost_limit import CostLimit
 from schema.extensions.measures import query_cost
+from schema.prepared import PreparedOperations
 from schema.principal import Principal
 from schema.root import build_schema
 from tests.conftest import NOW
@@ -194,7 +195,7 @@ def test_representations_multiply_the_cost_as_ids_do(subgraph_schema: Any) -> No
 
 async def test_the_cost_limit_refuses_too_many_representations(dynamo: Dynamo) -> None:
     limited = build_schema(
-        [partial(CostLimit, 100, CostMeasure(GATEWAY_COST_POLICY))], federation=True
+        [partial(CostLimit, 100, PreparedOperations(GATEWAY_COST_POLICY))], federation=True
     )
     ten = await run(limited, ENTITIES, representations(TEN_USERS), dynamo=dynamo)
     eleven = await run(

@@ -10,8 +10,9 @@ from graphql import FragmentDefinitionNode
 from strawberry.extensions import SchemaExtension
 
 from gateway.settings import Settings
-from schema.extensions import CostMeasure, CostPolicy, measures, query_limits
+from schema.extensions import CostPolicy, measures, query_limits
 from schema.extensions.measures import token_count
+from schema.prepared import PreparedOperations
 
 FragmentMeasure = Callable[[FragmentDefinitionNode, Callable[[str], int]], int]
 
@@ -69,7 +70,7 @@ POLICY = CostPolicy(field_costs={"Person.friend": 1, "Person.months": 1})
 
 
 def limited_schema(settings: Settings = LIMITS) -> strawberry.Schema:
-    extensions: list[Any] = query_limits(settings.query_limits, CostMeasure(POLICY))
+    extensions: list[Any] = query_limits(settings.query_limits, PreparedOperations(POLICY))
     return strawberry.Schema(query=Query, extensions=extensions)
 
 
@@ -357,7 +358,7 @@ def test_default_limits_are_the_documented_ones() -> None:
     ) == (2000, 10, 30, 10_000)
     configured = Settings.from_environ({"INSIGHT_MAX_QUERY_DEPTH": "3"})
     extensions: list[SchemaExtension] = [
-        factory() for factory in query_limits(configured.query_limits, CostMeasure(POLICY))
+        factory() for factory in query_limits(configured.query_limits, PreparedOperations(POLICY))
     ]
     assert [(type(e).__name__, getattr(e, "maximum", None)) for e in extensions] == [
         ("TokenLimit", 2000),
@@ -381,7 +382,10 @@ async def test_the_token_limit_holds_behind_a_parser_cache() -> None:
     the operation instead of ending in a result; the refusal must be the same."""
     from strawberry.extensions import ParserCache
 
-    extensions: list[Any] = [ParserCache, *query_limits(LIMITS.query_limits, CostMeasure(POLICY))]
+    extensions: list[Any] = [
+        ParserCache,
+        *query_limits(LIMITS.query_limits, PreparedOperations(POLICY)),
+    ]
     schema = strawberry.Schema(query=Query, extensions=extensions)
     flood = "{ person(id: 1) { " + "id " * 300 + "} }"
     result = await schema.execute(flood)
@@ -395,18 +399,17 @@ async def test_the_token_limit_holds_behind_a_parser_cache() -> None:
     assert READS == []
 
 
-def cached_schema() -> tuple[strawberry.Schema, dict[str, Any]]:
-    """A schema behind a parser cache, as the gateway's, with each limit's memo by name."""
+def cached_schema() -> tuple[strawberry.Schema, PreparedOperations]:
+    """A schema behind a parser cache, as the gateway's, with the limits' prepared operations."""
     from strawberry.extensions import ParserCache
 
-    limits = query_limits(LIMITS.query_limits, CostMeasure(POLICY))
-    memos = {type(factory()).__name__: getattr(factory(), "memo", None) for factory in limits}
-    extensions: list[Any] = [ParserCache, *limits]
-    return strawberry.Schema(query=Query, extensions=extensions), memos
+    prepared = PreparedOperations(POLICY)
+    extensions: list[Any] = [ParserCache, *query_limits(LIMITS.query_limits, prepared)]
+    return strawberry.Schema(query=Query, extensions=extensions), prepared
 
 
 async def test_a_repeated_query_is_measured_once_and_refused_alike() -> None:
-    schema, memos = cached_schema()
+    schema, prepared = cached_schema()
     deep = "{ person(id: 1) { friend { friend { friend { id } } } } }"
     results = [await schema.execute(deep) for _ in range(3)]
     for result in results:
@@ -417,24 +420,35 @@ async def test_a_repeated_query_is_measured_once_and_refused_alike() -> None:
             "maximum": 4,
             "actual": 5,
         }
-    assert (memos["DepthLimit"].misses, memos["DepthLimit"].hits) == (1, 2)
+    # Prepared by the first request's depth limit, the only limit that looked.
+    assert (prepared.preparations, prepared.reuses) == (1, 2)
     assert READS == []
     shallow = "{ person(id: 1) { friend { id } } }"
     for _ in range(2):
         assert (await schema.execute(shallow)).errors is None
-    for name in ("DepthLimit", "AliasLimit", "CostLimit"):
-        assert memos[name].hits >= 1, name
+    # Six measuring limits a request, the first of the first request preparing it.
+    assert (prepared.preparations, prepared.reuses) == (2, 2 + 11)
     assert READS == ["friend:1", "friend:1"]
 
 
-async def test_the_cost_memo_follows_the_sizes_of_the_variables() -> None:
-    schema, memos = cached_schema()
+async def test_the_cost_memo_follows_the_sizes_of_the_variables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    walks: list[object] = []
+    measure = measures.query_cost
+
+    def counted(*arguments: Any) -> int:
+        walks.append(arguments[4])
+        return measure(*arguments)
+
+    monkeypatch.setattr("schema.prepared.query_cost", counted)
+    schema, _ = cached_schema()
     query = "query($ids: [ID!]!) { people(ids: $ids) { scores(limit: 5) { value } } }"
     ten = await schema.execute(query, variable_values={"ids": [str(n) for n in range(10)]})
     assert ten.errors is None
     other_ten = await schema.execute(query, variable_values={"ids": [f"x{n}" for n in range(10)]})
     assert other_ten.errors is None
-    assert memos["CostLimit"].hits == 1
+    assert len(walks) == 1
     READS.clear()
     eleven = await schema.execute(query, variable_values={"ids": [str(n) for n in range(11)]})
     assert eleven.errors is not None

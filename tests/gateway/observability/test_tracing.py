@@ -24,7 +24,7 @@ from gateway.settings import Settings, SettingsError
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.context import build_context
-from schema.execution.executor import CompletionCounts
+from schema.prepared import PreparedOperations
 from schema.principal import Principal
 from schema.root import build_schema
 
@@ -98,11 +98,12 @@ async def test_a_query_traces_graphql_and_each_dynamodb_call_in_one_trace(
 ) -> None:
     await seed_demo(dynamo, clock.now(), settings)
     tracing = tracing_from_settings(Settings(otel_enabled=True))
-    schema = build_schema(extensions=tracing.schema_extensions)
+    prepared = PreparedOperations()
+    schema = build_schema(extensions=tracing.schema_extensions, prepared=prepared)
     context = build_context(dynamo=dynamo, principal=Principal(sub=ADA), clock=clock)
     spans.clear()  # the seeding's own calls are not this query's
 
-    compiled = CompletionCounts.compiled
+    compiled = prepared.completion.compiled
     result = await schema.execute(
         "query Traced { viewer { id payday { nextDate } cashAdvanceScores(limit: 2) { score } } }",
         context_value=context,
@@ -119,7 +120,7 @@ async def test_a_query_traces_graphql_and_each_dynamodb_call_in_one_trace(
         "GraphQL Resolving: payday",
         "GraphQL Resolving: viewer",
     ]
-    assert CompletionCounts.compiled > compiled
+    assert prepared.completion.compiled > compiled
     assert "DynamoDB.BatchGetItem" in names
     assert "DynamoDB.Query" in names
     assert len({span.context.trace_id for span in finished}) == 1

@@ -25,8 +25,8 @@ async def test_each_document_is_measured_once_for_the_limit_and_the_charge(
         measured.append(args[3])  # the operation name
         return cost
 
-    # The name the cost measure calls (schema/extensions/cost_limit.py imports it).
-    monkeypatch.setattr("schema.extensions.cost_limit.query_cost", counted)
+    # The name the prepared operation calls (schema/prepared.py imports it).
+    monkeypatch.setattr("schema.prepared.query_cost", counted)
     async with gateway_client(settings, dynamo, clock, rate_limit_user="100/hour") as client:
 
         async def post(query: str, variables: dict[str, Any] | None = None) -> int:
@@ -37,7 +37,7 @@ async def test_each_document_is_measured_once_for_the_limit_and_the_charge(
 
         first = await post(BY_VARIABLE, {"m": 7})
         after_first = len(measured)
-        # The same text from the parser cache, the same variable sizes: the memo answers.
+        # The same text, the same variable sizes: its prepared operation answers.
         second = await post(BY_VARIABLE, {"m": 7})
         after_second = len(measured)
         third = await post(ONE)
