@@ -13,6 +13,8 @@ from collections.abc import Awaitable, Callable
 from types import CoroutineType
 from typing import Any, TypeAlias, TypeVar, cast
 
+__all__ = ["Answer", "Found", "R", "T", "done", "pending", "settled", "then"]
+
 T = TypeVar("T")
 R = TypeVar("R")
 

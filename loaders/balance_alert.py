@@ -19,6 +19,15 @@ from loaders.rows.balance_settings import BalanceSettingsRow
 from loaders.transactions import WriteConflict, Writes, commit
 from loaders.writers.common import read_consistent
 
+__all__ = [
+    "BalanceAlertCommand",
+    "Decision",
+    "Evaluation",
+    "decide",
+    "evaluate_balance_alert",
+    "validated",
+]
+
 
 class Decision(enum.Enum):
     LOCKED = "LOCKED"

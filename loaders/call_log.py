@@ -11,6 +11,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+__all__ = [
+    "READ_OPERATIONS",
+    "WRITE_OPERATIONS",
+    "CallLog",
+    "CallRecord",
+    "consumed_capacity_units",
+]
+
 #: The operations whose consumed capacity is read capacity.
 READ_OPERATIONS = frozenset(
     {"batch_get_item", "get_item", "query", "scan", "transact_get_items", "execute_statement"}

@@ -20,6 +20,18 @@ from loaders.entity import Entity, TtlRule, entity
 from loaders.keys import ItemKey
 from loaders.table import Table
 
+__all__ = [
+    "CAPTURE_DAILY_EVENT",
+    "CAPTURE_EVALUATION_EVENT",
+    "FM_PAYDAY_FILTERED_TXNS",
+    "FM_PAYDAY_PREDICTED_PAYDAY",
+    "PAYDAY_PREDICTION",
+    "CaptureEvent",
+    "daily_event",
+    "payday_prediction_event",
+    "random_suffix",
+]
+
 PAYDAY_PREDICTION = "PAYDAY_PREDICTION"
 FM_PAYDAY_FILTERED_TXNS = "FM_PAYDAY_FILTERED_TXNS"
 FM_PAYDAY_PREDICTED_PAYDAY = "FM_PAYDAY_PREDICTED_PAYDAY"

@@ -12,6 +12,22 @@ from typing import Any
 
 from boto3.dynamodb.types import DYNAMODB_CONTEXT, Binary, TypeDeserializer, TypeSerializer
 
+__all__ = [
+    "Item",
+    "WireItem",
+    "epoch_seconds",
+    "format_instant",
+    "format_month",
+    "from_wire",
+    "is_live",
+    "months_back",
+    "parse_date",
+    "parse_instant",
+    "start_of_day",
+    "to_wire",
+    "value_to_wire",
+]
+
 #: An item as Python values: str, Decimal, bool, None, list, dict, bytes.
 Item = dict[str, Any]
 #: An item in DynamoDB's wire form: {"PK": {"S": "..."}, ...}.

@@ -17,6 +17,8 @@ from loaders.codec import Item, WireItem, from_wire
 from loaders.keys import ItemKey, QueryKey
 from loaders.table import Table
 
+__all__ = ["Collected", "Collections", "Partition", "T"]
+
 T = TypeVar("T")
 
 Partition = tuple[Table, str]

@@ -35,6 +35,21 @@ from loaders.tables import Table, TableNames
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
 
+__all__ = [
+    "BATCH_GET_LIMIT",
+    "BATCH_WRITE_LIMIT",
+    "AbandonObserver",
+    "AbandonedBatch",
+    "BatchGot",
+    "CallObserver",
+    "ConditionFailed",
+    "Dynamo",
+    "DynamoDBFailure",
+    "FinishedCall",
+    "TransactionCanceled",
+    "written",
+]
+
 #: BatchGetItem takes at most 100 keys a call, BatchWriteItem 25 items.
 BATCH_GET_LIMIT = 100
 BATCH_WRITE_LIMIT = 25

@@ -10,6 +10,15 @@ from botocore.exceptions import ClientError
 
 from loaders.errors import DynamoDBUnavailable
 
+__all__ = [
+    "UNAVAILABLE_CODES",
+    "ConditionFailed",
+    "DynamoDBFailure",
+    "TokenReused",
+    "TransactionCanceled",
+    "classify",
+]
+
 _UNAVAILABLE = (
     "ProvisionedThroughputExceededException ThrottlingException RequestLimitExceeded "
     "InternalServerError ServiceUnavailable LimitExceededException "

@@ -20,6 +20,8 @@ from loaders.codec import epoch_seconds, format_instant, start_of_day
 from loaders.keys import ItemKey, QueryKey
 from loaders.table import Table
 
+__all__ = ["Collection", "Entity", "KeyTemplate", "R", "TtlRule", "entity"]
+
 R = TypeVar("R")
 
 _VARIABLE = re.compile(r"\{(\w+)(?::(\w+))?\}")

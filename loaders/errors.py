@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+__all__ = ["BadUserInput", "DynamoDBUnavailable", "GatewayError"]
+
 
 class GatewayError(Exception):
     """Base of every error whose message and code reach the client.

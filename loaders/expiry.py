@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+__all__ = ["Expiries"]
+
 
 class Expiries:
     """The earliest `ttl` (epoch seconds) of the live items read: from then on, the same

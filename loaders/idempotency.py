@@ -18,6 +18,17 @@ from loaders.dynamodb import Dynamo
 from loaders.tables import Table
 from loaders.transactions import Staged
 
+__all__ = [
+    "ABSENT_OR_EXPIRED",
+    "COMPRESS_ABOVE_BYTES",
+    "MAX_STORED_ANSWER_BYTES",
+    "AnswerTooLarge",
+    "Recorded",
+    "new_record",
+    "read_record",
+    "record_key",
+]
+
 #: Answers longer than this are stored compressed.
 COMPRESS_ABOVE_BYTES = 4096
 #: The largest stored answer: an item is at most 400 KB, and the record has other attributes.

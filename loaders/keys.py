@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 from loaders.table import Table
 
+__all__ = ["ItemKey", "QueryKey"]
+
 
 @dataclass(frozen=True, slots=True)
 class ItemKey:

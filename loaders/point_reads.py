@@ -18,6 +18,8 @@ from loaders.dynamodb import Dynamo
 from loaders.expiry import Expiries
 from loaders.keys import ItemKey
 
+__all__ = ["PointReadLoader"]
+
 
 class PointReadLoader(DataLoader[ItemKey, Item | None]):
     """Loads one item per key: None when absent or expired at the request's `now`.

@@ -20,6 +20,8 @@ from loaders.expiry import Expiries
 from loaders.keys import QueryKey
 from loaders.tables import Table
 
+__all__ = ["QueryLoader", "WholePartition"]
+
 
 class QueryLoader(DataLoader[QueryKey, list[Item]]):
     """Loads the live items of one Query; equal queries of a request are sent once, and all

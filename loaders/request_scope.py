@@ -13,6 +13,8 @@ from datetime import datetime
 
 from loaders.call_log import CallLog
 
+__all__ = ["RequestScope"]
+
 
 @dataclass(frozen=True, slots=True)
 class RequestScope:

@@ -20,6 +20,8 @@ from loaders.codec import Item
 from loaders.dynamodb import ConditionFailed, Dynamo, TransactionCanceled, written
 from loaders.tables import Table
 
+__all__ = ["MAX_TRANSACTION_ITEMS", "Staged", "T", "WriteConflict", "Writes", "commit"]
+
 T = TypeVar("T")
 
 #: DynamoDB's bound on the items of one TransactWriteItems.

@@ -47,6 +47,8 @@ from loaders.rows.mine import EXPENSES, RECURRING, RITUAL, ExpenseKind, ExpenseR
 from loaders.rows.payday import PaydayRow
 from loaders.rows.scores import ScoreRow
 
+__all__ = ["R", "UserReads"]
+
 R = TypeVar("R")
 
 #: An expense item's mine, parsed once per cached item.

@@ -17,6 +17,14 @@ from typing import Any
 import orjson
 from aiobotocore.parsers import PROTOCOL_PARSERS, AioResponseParserFactory
 
+__all__ = [
+    "ATTRIBUTE_VALUE",
+    "BLOB_MARKS",
+    "AttributeValueParser",
+    "FastResponseParserFactory",
+    "attribute_value",
+]
+
 _JSONParser: Any = PROTOCOL_PARSERS["json"]
 
 ATTRIBUTE_VALUE = "AttributeValue"

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
+__all__ = ["Clock", "FixedClock", "SystemClock"]
+
 
 class Clock(Protocol):
     def now(self) -> datetime:

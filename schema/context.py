@@ -23,6 +23,8 @@ from schema.clock import Clock
 from schema.principal import Principal
 from schema.writes import WriteSession
 
+__all__ = ["BatchArrival", "Context", "Info", "LiveSubscriptions", "build_context"]
+
 
 class LiveSubscriptions(Protocol):
     """What a socket's subscription operation offers the resolvers of `Subscription`

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from schema.extensions import CostPolicy
 
+__all__ = ["GATEWAY_COST_POLICY"]
+
 # Every User field but `id` is at least one DynamoDB read (a point read, or one Query that
 # returns up to `limit`/`months` items), and every mutation at least one write. Declared
 # by type so that a field added later is counted without touching this table.

@@ -11,6 +11,8 @@ from strawberry.extensions import MaskErrors
 
 from loaders.errors import GatewayError
 
+__all__ = ["INTERNAL_MESSAGE", "Forbidden", "GatewayErrors", "QueryTooComplex"]
+
 logger = logging.getLogger("gateway.errors")
 
 INTERNAL_MESSAGE = "Internal server error"

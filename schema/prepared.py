@@ -44,6 +44,18 @@ from schema.extensions.measures import (
 )
 from schema.scalars import WireForms
 
+__all__ = [
+    "PREPARED_OPERATIONS",
+    "REMEMBERED_PER_OPERATION",
+    "SCHEMA_EXTENSION_KEY",
+    "CompletionCounts",
+    "PreparedOperation",
+    "PreparedOperations",
+    "V",
+    "attach",
+    "owner_of",
+]
+
 V = TypeVar("V")
 
 #: Prepared operations kept: as many texts as the parser cache keeps (512), with room for a

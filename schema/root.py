@@ -24,6 +24,8 @@ from schema.query import Query
 from schema.scalars import scalar_overrides
 from schema.subscription import Subscription, install_reread_resolvers
 
+__all__ = ["GatewaySchema", "SubgraphSchema", "build_schema"]
+
 
 class GatewaySchema(strawberry.Schema):
     def process_errors(

@@ -28,6 +28,16 @@ from schema.prepared import owner_of
 from schema.query import UserIds
 from schema.user import User
 
+__all__ = [
+    "NOT_OVER_WEBSOCKET",
+    "Initial",
+    "NotOverWebSocket",
+    "Subscription",
+    "install_reread_resolvers",
+    "reread_cost",
+    "reread_root_field",
+]
+
 NOT_OVER_WEBSOCKET = (
     "Subscriptions are served over a WebSocket on /graphql (the graphql-transport-ws "
     "protocol), when the gateway runs with INSIGHT_SUBSCRIPTIONS on"

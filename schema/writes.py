@@ -18,6 +18,8 @@ from loaders.errors import DynamoDBUnavailable
 from loaders.tables import Table
 from loaders.transactions import Staged, WriteConflict, Writes, commit
 
+__all__ = ["MAX_ATTEMPTS", "T", "WriteSession"]
+
 T = TypeVar("T")
 
 #: Runs of a field (or of a keyed operation) whose commit found the table changed since

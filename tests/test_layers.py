@@ -204,3 +204,35 @@ def test_the_transports_share_only_the_transport_neutral_package(package: str, n
         for name in imported_modules(path, {never})
     ]
     assert offending == []
+
+
+def public_names(module: str) -> set[str] | None:
+    """`module`'s `__all__`, or None when it declares none."""
+    path = ROOT.joinpath(*module.split("."))
+    path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if any(isinstance(target, ast.Name) and target.id == "__all__" for target in targets):
+            assert isinstance(node, ast.Assign)
+            return set(ast.literal_eval(node.value))
+    return None
+
+
+@pytest.mark.parametrize("layer", sorted(MAY_IMPORT))
+def test_a_layer_imports_another_only_through_its_public_surface(layer: str) -> None:
+    # A name imported from another layer is in its module's `__all__` (or is a module).
+    outside = [
+        f"{path.relative_to(ROOT)}:{node.lineno} imports {node.module}.{alias.name}"
+        for path in modules(layer)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom)
+        and node.level == 0
+        and node.module
+        and node.module.split(".")[0] in MAY_IMPORT
+        and node.module.split(".")[0] != layer
+        for alias in node.names
+        if not ROOT.joinpath(*node.module.split("."), alias.name).with_suffix(".py").exists()
+        and not ROOT.joinpath(*node.module.split("."), alias.name).is_dir()
+        and alias.name not in (public_names(node.module) or set())
+    ]
+    assert outside == []

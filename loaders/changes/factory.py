@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from loaders.changes.feed import ChangeFeed, MemoryChangeFeed
 
+__all__ = ["open_change_feed"]
+
 
 def open_change_feed(uri: str) -> ChangeFeed:
     """`memory://`: this process only; `redis://host:port/db` (or `rediss://`): every

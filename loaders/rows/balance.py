@@ -12,6 +12,8 @@ from loaders.rows import fields
 from loaders.rows.users import USERS
 from loaders.table import Table
 
+__all__ = ["SAVINGS_MONTH", "AccountBalance", "BalanceRow"]
+
 
 @dataclass(frozen=True, slots=True)
 class AccountBalance:

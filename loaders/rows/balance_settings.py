@@ -11,6 +11,8 @@ from loaders.entity import entity
 from loaders.rows import fields
 from loaders.table import Table
 
+__all__ = ["BALANCE_SETTINGS", "BalanceSettingsRow"]
+
 
 @dataclass(frozen=True, slots=True)
 class BalanceSettingsRow:

@@ -13,6 +13,8 @@ from loaders.rows import fields
 from loaders.rows.users import USERS
 from loaders.table import Table
 
+__all__ = ["LAST_PAGE", "PAVE_LABEL", "REFRESH_INSIGHTS", "LastPageRow", "PaveLabelRow"]
+
 REFRESH_INSIGHTS = "REFRESH_INSIGHTS"
 
 

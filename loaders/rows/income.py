@@ -12,6 +12,8 @@ from loaders.rows import fields
 from loaders.rows.users import USERS
 from loaders.table import Table
 
+__all__ = ["INCOME", "IncomeRow"]
+
 
 @dataclass(frozen=True, slots=True)
 class IncomeRow:

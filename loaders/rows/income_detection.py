@@ -13,6 +13,17 @@ from loaders.entity import TtlRule, entity
 from loaders.rows import fields
 from loaders.table import Table
 
+__all__ = [
+    "INCOME_DETECTION_RUN",
+    "METHOD_PREFIX",
+    "METHOD_SUFFIX",
+    "DetectedTransaction",
+    "IncomeDetectionRunRow",
+    "MethodResult",
+    "method_attribute",
+    "method_of_attribute",
+]
+
 METHOD_PREFIX = "method_"
 METHOD_SUFFIX = "_results"
 

@@ -11,6 +11,13 @@ from loaders.rows import fields
 from loaders.rows.users import USERS
 from loaders.table import Table
 
+__all__ = [
+    "INCOME_VERIFICATION",
+    "VERIFICATION_SOURCES",
+    "VERIFICATION_STATUSES",
+    "IncomeVerificationRow",
+]
+
 VERIFICATION_STATUSES = ("pending", "approved", "denied")
 VERIFICATION_SOURCES = ("ollie", "mx", "")
 

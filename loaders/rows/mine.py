@@ -16,6 +16,20 @@ from loaders.rows import fields
 from loaders.rows.users import USERS
 from loaders.table import Table
 
+__all__ = [
+    "EXPENSES",
+    "MINE",
+    "RECURRING",
+    "RECURRING_EXPENSE",
+    "RITUAL",
+    "RITUAL_EXPENSE",
+    "ExpenseKind",
+    "ExpenseRow",
+    "MineRow",
+    "expense_from_item",
+    "expense_to_item",
+]
+
 
 @dataclass(frozen=True, slots=True)
 class MineRow:

@@ -10,6 +10,8 @@ from loaders.entity import TtlRule, entity
 from loaders.rows import fields
 from loaders.table import Table
 
+__all__ = ["DETECTION_METHODS", "PAYDAY", "AlgorithmPrediction", "PaydayRow"]
+
 DETECTION_METHODS = (
     "PAVE_PAYDAY_CALCULATION",
     "FLOATME_V2_PAYDAY_CALCULATION",

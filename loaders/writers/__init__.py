@@ -1,2 +1,3 @@
+__all__ = []
 """One writer per mutation: each validates its whole command, then writes, then returns the
 rows it wrote. Nothing is written when a check fails."""

@@ -13,6 +13,17 @@ from loaders.dynamodb import Dynamo
 from loaders.keys import ItemKey
 from loaders.rows.income_detection import DetectedTransaction
 
+__all__ = [
+    "MAX_ACCOUNTS",
+    "MAX_METHODS",
+    "MAX_ML_PREDICTIONS",
+    "MAX_NOTES",
+    "MAX_TRANSACTIONS",
+    "TransactionCommand",
+    "read_consistent",
+    "validated_transactions",
+]
+
 #: Bounds on list inputs: far above real use, low enough to keep one item under 400 KB.
 MAX_NOTES = 100
 MAX_ACCOUNTS = 100

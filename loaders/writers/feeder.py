@@ -13,6 +13,16 @@ from loaders.rows.feeder import LAST_PAGE, PAVE_LABEL, REFRESH_INSIGHTS, LastPag
 from loaders.transactions import Writes
 from loaders.writers.common import read_consistent
 
+__all__ = [
+    "LAST_PAGE_CONDITION",
+    "MAX_PAGE",
+    "LastPageCommand",
+    "RecordedLastPage",
+    "last_page_row",
+    "mark_insights_refresh",
+    "record_last_page",
+]
+
 MAX_PAGE = 1_000_000_000
 # A later write may replace the stored row only when it raises the page, or when the stored
 # row has expired (DynamoDB deletes those lazily; for every reader they are gone already).

@@ -13,6 +13,13 @@ from loaders.errors import BadUserInput
 from loaders.transactions import Writes
 from loaders.writers.common import TransactionCommand, validated_transactions
 
+__all__ = [
+    "FloatMeV2Capture",
+    "FloatMeV2CaptureCommand",
+    "floatme_v2_events",
+    "record_floatme_v2_capture",
+]
+
 
 @dataclass(frozen=True, slots=True)
 class FloatMeV2CaptureCommand:

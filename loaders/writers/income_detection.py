@@ -19,6 +19,14 @@ from loaders.writers.common import (
     validated_transactions,
 )
 
+__all__ = [
+    "METHOD_NAME",
+    "IncomeDetectionRunCommand",
+    "MethodResultCommand",
+    "income_detection_run_row",
+    "record_income_detection_run",
+]
+
 #: A method's name becomes part of an attribute name, `method_<m>_results`.
 METHOD_NAME = re.compile(r"^[a-z0-9]{1,32}$")
 

@@ -16,6 +16,8 @@ from loaders.rows.income_verification import (
 from loaders.transactions import Writes
 from loaders.writers.common import MAX_NOTES
 
+__all__ = ["IncomeVerificationCommand", "income_verification_row", "set_income_verification"]
+
 
 @dataclass(frozen=True, slots=True)
 class IncomeVerificationCommand:

@@ -13,6 +13,19 @@ from loaders.errors import BadUserInput
 from loaders.rows.payday import DETECTION_METHODS, PAYDAY, AlgorithmPrediction, PaydayRow
 from loaders.transactions import Writes
 
+__all__ = [
+    "FLOATME",
+    "FLOATME_V2",
+    "PAVE",
+    "PREDICTION_OF_METHOD",
+    "PaydayPredictionCommand",
+    "PredictionCommand",
+    "RecordedPayday",
+    "payday_row",
+    "prediction_payload",
+    "record_payday_prediction",
+]
+
 PAVE = "PAVE_PAYDAY_CALCULATION"
 FLOATME_V2 = "FLOATME_V2_PAYDAY_CALCULATION"
 FLOATME = "FLOATME_PAYDAY_CALCULATION"

@@ -14,6 +14,8 @@ from loaders.rows.balance import SAVINGS_MONTH, AccountBalance, BalanceRow
 from loaders.transactions import Writes
 from loaders.writers.common import MAX_ACCOUNTS
 
+__all__ = ["AccountCommand", "SavingsSnapshotCommand", "balance_row", "record_savings_snapshot"]
+
 
 @dataclass(frozen=True, slots=True)
 class AccountCommand:

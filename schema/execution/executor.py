@@ -56,6 +56,15 @@ from schema.execution.plan import (
 )
 from schema.prepared import CompletionCounts, owner_of
 
+__all__ = [
+    "Compiled",
+    "CompiledExecutionContext",
+    "PassesPlainFields",
+    "Unplain",
+    "complete_plain",
+    "passes_plain_fields",
+]
+
 #: One field of a request's compiled object: response name, kind, read, coerce (for
 #: `__typename`, the type's name), non-null, items non-null, the nested object's fields.
 Compiled: TypeAlias = tuple[tuple[Any, ...], ...]

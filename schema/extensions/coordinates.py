@@ -32,6 +32,8 @@ from graphql import (
 
 from schema.extensions.measures import executed_operations
 
+__all__ = ["Coordinates", "coordinates_of"]
+
 
 @dataclass(frozen=True, eq=False, slots=True)
 class Coordinates:

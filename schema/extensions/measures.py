@@ -38,6 +38,19 @@ from graphql.language import Lexer, Source, TokenKind
 
 from schema.extensions.walk import FieldStep, fold, fragment_values
 
+__all__ = [
+    "COST_METADATA_KEY",
+    "INTROSPECTION_ROOT_FIELDS",
+    "SATURATED",
+    "CostPolicy",
+    "alias_count",
+    "coerced_variables",
+    "executed_operations",
+    "query_cost",
+    "query_depth",
+    "token_count",
+]
+
 # Introspection answers from the schema in memory: it reads no table and its depth is
 # bounded by the schema's, so it is left to the token limit.
 INTROSPECTION_ROOT_FIELDS = frozenset({"__schema", "__type"})
