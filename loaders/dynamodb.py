@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -158,6 +159,14 @@ class Dynamo:
         bound = copy.copy(self)
         bound.scope = scope
         return bound
+
+    def past_deadline(self) -> Dynamo:
+        """This door with the request's deadline lifted, its calls still in its log: for
+        what must be sent even after the request ran out of time (a lock's release; else
+        the lock stays held for its whole lease). botocore's timeouts still bound it."""
+        if self.scope is None or self.scope.deadline is None:
+            return self
+        return self.bound(dataclasses.replace(self.scope, deadline=None))
 
     async def call(self, operation: str, **params: Any) -> dict[str, Any]:
         """Send one DynamoDB operation (by its client method name), wrapping its errors.

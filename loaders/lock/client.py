@@ -255,7 +255,8 @@ class LockClient(Heartbeats):
         self, lock: Lock, *, delete: bool | None = None, data: bytes | None = None
     ) -> bool:
         """Release `lock`: True when the item was ours to release, False when it was not
-        (already released, or taken over after our lease)."""
+        (already released, or taken over after our lease). Sent even when the request is
+        past its deadline: a release cut short leaves the lock held for its whole lease."""
         if lock.owner_name != self.owner_name:
             raise LockLost(f"{lock.key}: owned by {lock.owner_name}, not {self.owner_name}")
         async with lock.mutex:

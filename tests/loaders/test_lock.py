@@ -10,8 +10,9 @@ import pytest
 
 from loaders.dynamodb import Dynamo
 from loaders.lock import Lock, LockClient, LockLost, LockNotGranted, random_name
+from loaders.request_scope import RequestScope
 from loaders.tables import TableNames
-from tests.conftest import CallCounter
+from tests.conftest import NOW, CallCounter
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -149,6 +150,23 @@ async def test_release_deletes_the_item_by_default(
     assert await read_item(dynamodb, tables) is None
     assert not client.is_held(lock)
     assert await client.release(lock) is False
+
+
+async def test_a_request_out_of_time_still_releases_its_lock(
+    dynamodb: DynamoDBClient, tables: TableNames
+) -> None:
+    # Else the lock stays held for its whole lease, and every retry meanwhile is LOCKED.
+    scope = RequestScope.starting(NOW, seconds=0.5)
+    client = lock_client(dynamodb, tables, "gateway-a")
+    requests = client.bound(Dynamo(dynamodb, tables).bound(scope))
+    lock = await requests.acquire(KEY)
+    assert scope.deadline is not None
+    await asyncio.sleep(max(0.0, scope.deadline - asyncio.get_running_loop().time()) + 0.05)
+
+    assert await requests.release(lock) is True
+
+    assert await read_item(dynamodb, tables) is None
+    assert [call.operation for call in scope.calls.records][-1] == "delete_item"
 
 
 async def test_release_keeping_the_item_marks_it_released_for_the_next_owner(
