@@ -28,6 +28,7 @@ from gateway.observability.logs import log_config
 from gateway.protection.trusted_documents import ManifestError
 from gateway.resources import open_dynamo
 from gateway.settings import Settings
+from gateway.subscriptions.capacity import raise_open_file_limit
 from loaders.tables import create_tables
 from schema.clock import SystemClock
 from schema.principal import DASHBOARD, WRITER
@@ -185,6 +186,7 @@ def _serve(args: argparse.Namespace, settings: Settings, sock: socket.socket) ->
             _fail(f"INSIGHT_TRUSTED_DOCUMENTS_FILE: {error}")
             return 2
         print(f"GraphiQL: http://{args.host}:{args.port}/graphql", flush=True)
+        raise_open_file_limit(settings.subscriptions_max_sockets)
         # On SIGTERM uvicorn stops accepting, lets in-flight requests finish (up to the
         # grace period), then runs the lifespan's exit, which closes the DynamoDB client.
         config = uvicorn.Config(
