@@ -1,0 +1,89 @@
+"""uvicorn's WebSocket protocol as the gateway runs it (`--ws` in the image's command,
+`insight-gateway serve`'s Config): per-message compression as INSIGHT_SUBSCRIPTIONS_COMPRESSION
+says, and a restart that closes its sockets spread over the grace period.
+
+- Compression: uvicorn offers permessage-deflate to every client by default; its zlib state
+  costs each socket tens of KiB for events of a few hundred bytes. Off unless the setting is
+  on (docs/subscriptions.md, "Memory per socket").
+- SIGTERM: uvicorn closes every open WebSocket at once with 1012 (service restart), and every
+  client then comes back in the same instant. Here the i-th socket is closed `i/N` of the way
+  through the first `SPREAD_SHARE` of the grace period (uvicorn's `timeout_graceful_shutdown`,
+  INSIGHT_SHUTDOWN_GRACE_SECONDS / UVICORN_TIMEOUT_GRACEFUL_SHUTDOWN), so the clients'
+  reconnections arrive spread too, on the replicas still serving.
+
+Built on uvicorn 0.55's `WebSocketsSansIOProtocol` (its default, `websockets-sansio`): its
+`__init__` reads `config.ws_per_message_deflate`, and `shutdown` is what uvicorn's server calls
+on each connection at SIGTERM (tests/gateway/subscriptions/test_restart.py holds both).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from starlette.applications import Starlette
+from uvicorn.config import Config
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from uvicorn.server import ServerState
+
+from gateway.settings import Settings
+
+#: The share of the grace period the closes are spread over: the rest lets the last ones
+#: finish (and the lifespan close its clients) before uvicorn cancels what is left.
+SPREAD_SHARE = 0.75
+
+
+def app_settings(app: Any) -> Settings | None:
+    """The gateway's settings behind uvicorn's middleware (each keeps the next as `.app`)."""
+    for _ in range(16):
+        if isinstance(app, Starlette):
+            settings = getattr(app.state, "settings", None)
+            return settings if isinstance(settings, Settings) else None
+        app = getattr(app, "app", None)
+    return None
+
+
+class _Closing:
+    """The order of the closes one server makes at its shutdown."""
+
+    def __init__(self, total: int) -> None:
+        self.total = max(total, 1)
+        self.next = 0
+
+
+class GatewayWebSocketProtocol(WebSocketsSansIOProtocol):
+    def __init__(
+        self,
+        config: Config,
+        server_state: ServerState,
+        app_state: dict[str, Any],
+        _loop: asyncio.AbstractEventLoop | None = None,
+    ) -> None:
+        if not config.loaded:
+            config.load()
+        settings = app_settings(config.loaded_app)
+        if settings is not None:
+            config.ws_per_message_deflate = settings.subscriptions_compression
+        super().__init__(config, server_state, app_state, _loop)
+        self._server_state = server_state
+
+    def shutdown(self) -> None:
+        grace = self.config.timeout_graceful_shutdown
+        if not grace or not self.handshake_complete or self.close_sent:
+            super().shutdown()
+            return
+        closing: _Closing | None = getattr(self._server_state, "insight_closing", None)
+        if closing is None:
+            sockets = sum(
+                isinstance(connection, GatewayWebSocketProtocol)
+                for connection in self._server_state.connections
+            )
+            closing = _Closing(sockets)
+            self._server_state.insight_closing = closing  # type: ignore[attr-defined]
+        delay = grace * SPREAD_SHARE * closing.next / closing.total
+        closing.next += 1
+        self.loop.call_later(delay, self._restart_close)
+
+    def _restart_close(self) -> None:
+        if self in self.connections and not self.transport.is_closing():
+            super().shutdown()
