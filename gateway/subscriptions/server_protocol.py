@@ -5,6 +5,8 @@ says, and a restart that closes its sockets spread over the grace period.
 - Compression: uvicorn offers permessage-deflate to every client by default; its zlib state
   costs each socket tens of KiB for events of a few hundred bytes. Off unless the setting is
   on (docs/subscriptions.md, "Memory per socket").
+- Memory: the upgrade's parsed request and response are let go once the handshake is
+  answered.
 - SIGTERM: uvicorn closes every open WebSocket at once with 1012 (service restart), and every
   client then comes back in the same instant. Here the i-th socket is closed `i/N` of the way
   through the first `SPREAD_SHARE` of the grace period (uvicorn's `timeout_graceful_shutdown`,
@@ -66,6 +68,13 @@ class GatewayWebSocketProtocol(WebSocketsSansIOProtocol):
             config.ws_per_message_deflate = settings.subscriptions_compression
         super().__init__(config, server_state, app_state, _loop)
         self._server_state = server_state
+
+    async def send(self, message: Any) -> None:
+        await super().send(message)
+        if self.handshake_complete and self.response is not None:
+            # The upgrade's parsed request and response (their header objects, a few KiB)
+            # are needed only until the handshake is answered; the scope keeps the headers.
+            self.request = self.response = None  # type: ignore[assignment]
 
     def shutdown(self) -> None:
         grace = self.config.timeout_graceful_shutdown

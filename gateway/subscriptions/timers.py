@@ -16,38 +16,41 @@ Job = Callable[[], Awaitable[None]]
 
 
 class SocketTimers:
+    __slots__ = ("_handles", "_running")
+
     def __init__(self) -> None:
-        self._loop = asyncio.get_running_loop()
         self._handles: dict[str, asyncio.TimerHandle] = {}
-        self._running: set[asyncio.Task[None]] = set()
+        #: The sends a timer started, while they run (none, mostly).
+        self._running: set[asyncio.Task[None]] | None = None
 
     def every(self, name: str, seconds: float, job: Job) -> None:
         """Run `job` every `seconds` until cancelled (the next is armed once it has run)."""
-
-        def fire() -> None:
-            self._run(job, lambda: self.every(name, seconds, job))
-
-        self._handles[name] = self._loop.call_later(seconds, fire)
+        loop = asyncio.get_running_loop()
+        self._handles[name] = loop.call_later(seconds, self._run, job, name, seconds)
 
     def at(self, name: str, seconds: float, job: Job) -> None:
         """Run `job` once, `seconds` from now."""
-        self._handles[name] = self._loop.call_later(seconds, self._run, job, None)
+        loop = asyncio.get_running_loop()
+        self._handles[name] = loop.call_later(seconds, self._run, job, None, 0.0)
 
-    def _run(self, job: Job, then: Callable[[], None] | None) -> None:
-        async def run() -> None:
-            with contextlib.suppress(WebSocketDisconnected, SocketClosedOnSend, RuntimeError):
-                await job()
-                if then is not None:
-                    then()
-
-        task = self._loop.create_task(run())
+    def _run(self, job: Job, again: str | None, seconds: float) -> None:
+        task = asyncio.get_running_loop().create_task(self._send(job, again, seconds))
+        if self._running is None:
+            self._running = set()
         self._running.add(task)
         task.add_done_callback(self._running.discard)
+
+    async def _send(self, job: Job, again: str | None, seconds: float) -> None:
+        with contextlib.suppress(WebSocketDisconnected, SocketClosedOnSend, RuntimeError):
+            await job()
+            if again is not None:
+                self.every(again, seconds, job)
 
     async def cancel(self) -> None:
         for handle in self._handles.values():
             handle.cancel()
         self._handles.clear()
-        for task in list(self._running):
+        running = list(self._running or ())
+        for task in running:
             task.cancel()
-        await asyncio.gather(*self._running, return_exceptions=True)
+        await asyncio.gather(*running, return_exceptions=True)
