@@ -23,32 +23,34 @@ MAXIMUM = 2
 async def test_an_upgrade_over_the_replicas_maximum_is_refused_with_503_and_retry_after(
     settings: Settings, clock: FixedClock
 ) -> None:
-    async with live_gateway(settings, clock, subscriptions_max_sockets=MAXIMUM) as live:
-        async with AsyncExitStack() as stack:
-            held = []
-            for sub in (USER, OTHER):
-                socket = await stack.enter_async_context(open_socket(live.url))
-                assert await socket.init(live.token(sub)) == {"type": "connection_ack"}
-                held.append(socket)
-            # A third, from anyone, before anything is accepted: its token is not looked at.
-            with pytest.raises(InvalidStatus) as refused:
-                async with open_socket(live.url):
-                    pass
-            response = refused.value.response
-            assert response.status_code == 503
-            assert response.headers["Retry-After"] == "5"
-            assert response.headers["Cache-Control"] == "no-store"
-            body = json.loads(response.body)
-            assert body["errors"][0]["extensions"] == {"code": "SERVICE_UNAVAILABLE"}
-            assert "maximum of sockets (2)" in body["errors"][0]["message"]
-            # The two held are still served.
-            await held[1].send({"type": "ping"})
-            assert await held[1].receive() == {"type": "pong"}
-            # A closed socket frees its place.
-            await held[0].connection.close()
-            await freed(live, to=MAXIMUM - 1)
-            async with open_socket(live.url) as again:
-                assert await again.init(live.token()) == {"type": "connection_ack"}
+    async with (
+        live_gateway(settings, clock, subscriptions_max_sockets=MAXIMUM) as live,
+        AsyncExitStack() as stack,
+    ):
+        held = []
+        for sub in (USER, OTHER):
+            socket = await stack.enter_async_context(open_socket(live.url))
+            assert await socket.init(live.token(sub)) == {"type": "connection_ack"}
+            held.append(socket)
+        # A third, from anyone, before anything is accepted: its token is not looked at.
+        with pytest.raises(InvalidStatus) as refused:
+            async with open_socket(live.url):
+                pass
+        response = refused.value.response
+        assert response.status_code == 503
+        assert response.headers["Retry-After"] == "5"
+        assert response.headers["Cache-Control"] == "no-store"
+        body = json.loads(response.body)
+        assert body["errors"][0]["extensions"] == {"code": "SERVICE_UNAVAILABLE"}
+        assert "maximum of sockets (2)" in body["errors"][0]["message"]
+        # The two held are still served.
+        await held[1].send({"type": "ping"})
+        assert await held[1].receive() == {"type": "pong"}
+        # A closed socket frees its place.
+        await held[0].connection.close()
+        await freed(live, to=MAXIMUM - 1)
+        async with open_socket(live.url) as again:
+            assert await again.init(live.token()) == {"type": "connection_ack"}
 
 
 async def freed(live: LiveGateway, *, to: int) -> None:
