@@ -50,6 +50,7 @@ class FleetResult:
     sockets: int
     per_socket: int
     compression: bool
+    ws: str
     rss_before_kib: int = 0
     rss_after_kib: int = 0
     open_seconds: float = 0.0
@@ -69,7 +70,7 @@ class FleetResult:
         met = "met" if self.kib_per_socket <= 20 else "NOT met"
         return [
             f"fleet: {self.sockets} sockets x {self.per_socket} viewerChanged, compression "
-            f"{'on' if self.compression else 'off'}",
+            f"{'on' if self.compression else 'off'}, uvicorn --ws {self.ws}",
             f"  gateway RSS {self.rss_before_kib} KiB -> {self.rss_after_kib} KiB: "
             f"{self.kib_per_socket:.1f} KiB a socket with its subscription(s) "
             f"(target <= 20 KiB: {met})",
@@ -175,9 +176,12 @@ async def write(http: httpx.AsyncClient, user: str, n: int) -> float:
     return started
 
 
-async def fleet(endpoint: str, sockets: int, per_socket: int, compression: bool) -> FleetResult:
+async def fleet(
+    endpoint: str, sockets: int, per_socket: int, compression: bool, ws: str = PROTOCOL
+) -> FleetResult:
+    """`ws`: uvicorn's `--ws` (the gateway's protocol, or uvicorn's own to compare)."""
     raise_own_file_limit()
-    result = FleetResult(sockets, per_socket, compression)
+    result = FleetResult(sockets, per_socket, compression, ws.rsplit(":", 1)[-1])
     port = free_port()
     env = {
         "INSIGHT_DYNAMODB_ENDPOINT_URL": endpoint,
@@ -191,7 +195,9 @@ async def fleet(endpoint: str, sockets: int, per_socket: int, compression: bool)
     command = [
         sys.executable, "-m", "uvicorn", "--factory", "gateway.asgi:create_app_from_environ",
         "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log",
-        "--ws", PROTOCOL,
+        "--ws", ws,
+        # For uvicorn's own protocols; the gateway's reads INSIGHT_SUBSCRIPTIONS_COMPRESSION.
+        "--ws-per-message-deflate", "true" if compression else "false",
     ]  # fmt: skip
     url = f"ws://127.0.0.1:{port}/graphql"
     users = [f"fleet-{n}" for n in range(sockets)]

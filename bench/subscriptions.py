@@ -33,7 +33,7 @@ from datetime import timedelta
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from bench.socket_fleet import fleet
+from bench.socket_fleet import PROTOCOL, fleet
 from gateway.app import create_app
 from gateway.auth.tokens import mint_token
 from gateway.cli.embedded import EmbeddedDynamoDB
@@ -126,7 +126,7 @@ async def fan_out(endpoint: str, tables: TableNames, count: int, per_socket: int
 
 
 async def main_async(
-    sockets: int, per_socket: int, compression: Sequence[bool], fan_out_count: int
+    sockets: int, per_socket: int, compression: Sequence[bool], fan_out_count: int, ws: str
 ) -> None:
     embedded = EmbeddedDynamoDB()
     embedded.start()
@@ -136,7 +136,7 @@ async def main_async(
         async with open_dynamo(settings) as dynamo:
             await create_tables(dynamo.client, tables)
         for compressed in compression:
-            result = await fleet(embedded.endpoint_url, sockets, per_socket, compressed)
+            result = await fleet(embedded.endpoint_url, sockets, per_socket, compressed, ws)
             print("\n".join(result.lines()), flush=True)
             gc.collect()
         if fan_out_count:
@@ -151,9 +151,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--per-socket", type=int, default=1)
     parser.add_argument("--compression", choices=("off", "on", "both"), default="both")
     parser.add_argument("--fan-out", type=int, default=1000)
+    parser.add_argument(
+        "--ws",
+        default=PROTOCOL,
+        help="uvicorn's --ws: the gateway's protocol, or websockets-sansio, websockets, wsproto",
+    )
     args = parser.parse_args(argv)
     modes = {"off": (False,), "on": (True,), "both": (False, True)}[args.compression]
-    asyncio.run(main_async(args.sockets, args.per_socket, modes, args.fan_out))
+    asyncio.run(main_async(args.sockets, args.per_socket, modes, args.fan_out, args.ws))
 
 
 if __name__ == "__main__":
