@@ -6,7 +6,7 @@ says, and a restart that closes its sockets spread over the grace period.
   costs each socket tens of KiB for events of a few hundred bytes. Off unless the setting is
   on (docs/subscriptions.md, "Memory per socket").
 - Memory: the upgrade's parsed request and response are let go once the handshake is
-  answered.
+  answered, and the ASGI events wait in a list rather than an `asyncio.Queue`.
 - SIGTERM: uvicorn closes every open WebSocket at once with 1012 (service restart), and every
   client then comes back in the same instant. Here the i-th socket is closed `i/N` of the way
   through the first `SPREAD_SHARE` of the grace period (uvicorn's `timeout_graceful_shutdown`,
@@ -45,6 +45,34 @@ def app_settings(app: Any) -> Settings | None:
     return None
 
 
+class _Inbox:
+    """What uvicorn's protocol uses of its `asyncio.Queue` of ASGI events (`put_nowait`,
+    `get`, `empty`), without the queue's four deques (2.5 KiB a socket): a list, and a future
+    only while the application waits for an event."""
+
+    __slots__ = ("_items", "_waiter")
+
+    def __init__(self) -> None:
+        self._items: list[Any] = []
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: Any) -> None:
+        self._items.append(item)
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    def empty(self) -> bool:
+        return not self._items
+
+    async def get(self) -> Any:
+        while not self._items:
+            if self._waiter is None or self._waiter.done():
+                self._waiter = asyncio.get_running_loop().create_future()
+            # Shielded: a cancelled reader must not cancel the future another one awaits.
+            await asyncio.shield(self._waiter)
+        return self._items.pop(0)
+
+
 class _Closing:
     """The order of the closes one server makes at its shutdown."""
 
@@ -67,6 +95,7 @@ class GatewayWebSocketProtocol(WebSocketsSansIOProtocol):
         if settings is not None:
             config.ws_per_message_deflate = settings.subscriptions_compression
         super().__init__(config, server_state, app_state, _loop)
+        self.queue = _Inbox()  # type: ignore[assignment]
         self._server_state = server_state
 
     async def send(self, message: Any) -> None:
