@@ -68,4 +68,11 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
 # lines. uvicorn's own variables: FORWARDED_ALLOW_IPS names the load balancer's addresses to
 # trust, UVICORN_TIMEOUT_GRACEFUL_SHUTDOWN bounds how long SIGTERM waits for requests in flight
 # (what INSIGHT_SHUTDOWN_GRACE_SECONDS is to `insight-gateway serve`), WEB_CONCURRENCY workers.
-CMD ["uvicorn", "--factory", "gateway.asgi:create_app_from_environ", "--no-server-header"]
+# `--ws`: uvicorn's WebSocket protocol with per-message compression as
+# INSIGHT_SUBSCRIPTIONS_COMPRESSION says (off by default), and, at SIGTERM, the sockets closed
+# with 1012 spread over the grace period (gateway/subscriptions/server_protocol.py).
+# Open files: each socket is one. An image cannot set ulimits; the factory raises the soft
+# RLIMIT_NOFILE to the hard one the runtime gives (containerd, Docker: 1,048,576 or 524,288),
+# and warns when it is below INSIGHT_SUBSCRIPTIONS_MAX_SOCKETS plus 1,024. Under a runtime with
+# a low hard limit: `docker run --ulimit nofile=65536:65536`.
+CMD ["uvicorn", "--factory", "gateway.asgi:create_app_from_environ", "--no-server-header", "--ws", "gateway.subscriptions.server_protocol:GatewayWebSocketProtocol"]

@@ -1,17 +1,21 @@
-"""What subscriptions cost: the gateway's memory per idle subscription, and one change
-fanned out to many identical subscriptions.
+"""What subscriptions cost: the gateway's memory per socket over a whole frontend fleet, the
+latency of changes with the fleet open, and one change fanned out to many identical
+subscriptions.
 
-    .venv/bin/python -m bench.subscriptions [--subscriptions 1000] [--per-socket 100]
+    .venv/bin/python -m bench.subscriptions [--sockets 10000] [--per-socket 1]
+        [--compression off|on|both] [--fan-out 1000]
 
-- Memory: a gateway under uvicorn in its own process (the image's factory, subscriptions on,
-  over moto's server); its RSS (/proc VmRSS) with one warm socket, then with N idle
-  `userChanged` subscriptions open over N/per-socket sockets; printed per subscription,
-  sockets included (target: at most 50 KiB).
-- Fan-out: the gateway in this process (its `memory://` change feed), N identical
-  subscriptions of one user, one write and its change published at once (the stream
-  readers' copy of it comes a second later and finds the answer unchanged): the time until
-  every subscriber has its event, the re-reads and the DynamoDB reads it took (target: one
-  re-read per change per distinct document).
+- Fleet (bench/socket_fleet.py): a gateway under uvicorn in its own process (the image's
+  command, over moto's server) holding `--sockets` sockets, each its own user's with
+  `--per-socket` `viewerChanged` subscriptions: RSS per socket measured over the whole fleet
+  (target: at most 20 KiB), the time to open it, the latency of a change to 100 of its users
+  (p50, p99; targets 1 s and 2 s), the re-reads per change by reason; with compression off
+  (the default) and on.
+- Fan-out: the gateway in this process (its `memory://` change feed), `--fan-out` identical
+  subscriptions of one user, 100 to a socket, one write and its change published at once (the
+  stream readers' copy of it comes a second later and finds the answer unchanged): the time
+  until every subscriber has its event, the re-reads and the DynamoDB reads it took (target:
+  one re-read per change per distinct document).
 Bounded: fixed counts, every wait with a timeout, every server on loopback and stopped.
 """
 
@@ -22,16 +26,14 @@ import asyncio
 import dataclasses
 import gc
 import json
-import os
-import sys
 import time
+from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from datetime import timedelta
-from pathlib import Path
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from bench.processes import free_port, running
+from bench.socket_fleet import PROTOCOL, fleet
 from gateway.app import create_app
 from gateway.auth.tokens import mint_token
 from gateway.cli.embedded import EmbeddedDynamoDB
@@ -49,13 +51,6 @@ SECRET = "bench-subscriptions-" + "0" * 32
 USER = "bench-live-1"
 QUERY = "subscription($ids: [ID!]!) { userChanged(ids: $ids) { id lowBalanceAlert } }"
 WAIT = 60.0
-
-
-def rss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise RuntimeError("no VmRSS")
 
 
 def token() -> str:
@@ -96,36 +91,6 @@ async def receive_events(socket: ClientConnection, expected: int) -> int:
     return received
 
 
-async def memory(endpoint: str, count: int, per_socket: int) -> None:
-    port = free_port()
-    env = {
-        "INSIGHT_DYNAMODB_ENDPOINT_URL": endpoint,
-        "INSIGHT_SUBSCRIPTIONS": "true",
-        "INSIGHT_SUBSCRIPTIONS_MAX_PER_CONNECTION": str(per_socket),
-        # Every socket here is the one bench token's.
-        "INSIGHT_SUBSCRIPTIONS_MAX_SOCKETS_PER_PRINCIPAL": "10000",
-        "INSIGHT_AUTH_HS256_SECRET": SECRET,
-    }
-    command = [
-        sys.executable, "-m", "uvicorn", "--factory", "gateway.asgi:create_app_from_environ",
-        "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log",
-    ]  # fmt: skip
-    url = f"ws://127.0.0.1:{port}/graphql"
-    with running(command, port, {**os.environ, **env}) as process:
-        async with AsyncExitStack() as warm:
-            await open_subscriptions(warm, url, 1, 1)
-            await asyncio.sleep(1.0)
-            before = rss_kib(process.pid)
-            async with AsyncExitStack() as stack:
-                await open_subscriptions(stack, url, count, per_socket)
-                await asyncio.sleep(2.0)
-                after = rss_kib(process.pid)
-    per = (after - before) / count
-    print(f"memory: {count} idle subscriptions over {-(-count // per_socket)} sockets")
-    print(f"  gateway RSS {before} KiB -> {after} KiB: {per:.1f} KiB a subscription "
-          f"(target <= 50 KiB: {'met' if per <= 50 else 'NOT met'})")  # fmt: skip
-
-
 async def fan_out(endpoint: str, tables: TableNames, count: int, per_socket: int) -> None:
     settings = Settings(
         dynamodb_endpoint_url=endpoint,
@@ -164,7 +129,9 @@ async def fan_out(endpoint: str, tables: TableNames, count: int, per_socket: int
                   f"{hub.groups} group(s)")  # fmt: skip
 
 
-async def main_async(count: int, per_socket: int) -> None:
+async def main_async(
+    sockets: int, per_socket: int, compression: Sequence[bool], fan_out_count: int, ws: str
+) -> None:
     embedded = EmbeddedDynamoDB()
     embedded.start()
     try:
@@ -172,19 +139,30 @@ async def main_async(count: int, per_socket: int) -> None:
         tables = dataclasses.replace(settings).tables
         async with open_dynamo(settings) as dynamo:
             await create_tables(dynamo.client, tables)
-        await memory(embedded.endpoint_url, count, per_socket)
-        gc.collect()
-        await fan_out(embedded.endpoint_url, tables, count, per_socket)
+        for compressed in compression:
+            result = await fleet(embedded.endpoint_url, sockets, per_socket, compressed, ws)
+            print("\n".join(result.lines()), flush=True)
+            gc.collect()
+        if fan_out_count:
+            await fan_out(embedded.endpoint_url, tables, fan_out_count, 100)
     finally:
         embedded.stop()
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.subscriptions")
-    parser.add_argument("--subscriptions", type=int, default=1000)
-    parser.add_argument("--per-socket", type=int, default=100)
+    parser.add_argument("--sockets", type=int, default=1000)
+    parser.add_argument("--per-socket", type=int, default=1)
+    parser.add_argument("--compression", choices=("off", "on", "both"), default="both")
+    parser.add_argument("--fan-out", type=int, default=1000)
+    parser.add_argument(
+        "--ws",
+        default=PROTOCOL,
+        help="uvicorn's --ws: the gateway's protocol, or websockets-sansio, websockets, wsproto",
+    )
     args = parser.parse_args(argv)
-    asyncio.run(main_async(args.subscriptions, args.per_socket))
+    modes = {"off": (False,), "on": (True,), "both": (False, True)}[args.compression]
+    asyncio.run(main_async(args.sockets, args.per_socket, modes, args.fan_out, args.ws))
 
 
 if __name__ == "__main__":

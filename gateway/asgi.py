@@ -15,6 +15,7 @@ from starlette.applications import Starlette
 from gateway.app import create_app
 from gateway.observability.logs import log_config
 from gateway.settings import Settings
+from gateway.subscriptions.capacity import raise_open_file_limit
 
 
 def create_app_from_environ() -> Starlette:
@@ -27,4 +28,6 @@ def create_app_from_environ() -> Starlette:
     # Logged once the log lines have their production format (JSON), not uvicorn's.
     for line in warnings:
         logging.getLogger("gateway.settings").warning(line)
+    # Each socket is a file descriptor: the soft limit goes up to the container's hard one.
+    raise_open_file_limit(settings.subscriptions_max_sockets)
     return create_app(settings)

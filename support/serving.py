@@ -11,6 +11,8 @@ from contextlib import asynccontextmanager
 import uvicorn
 from starlette.types import ASGIApp
 
+from gateway.subscriptions.server_protocol import GatewayWebSocketProtocol
+
 
 @asynccontextmanager
 async def serving(app: ASGIApp) -> AsyncIterator[str]:
@@ -19,7 +21,14 @@ async def serving(app: ASGIApp) -> AsyncIterator[str]:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", ws_max_size=16 * 1024 * 1024)
+    # The gateway's WebSocket protocol, as the image runs it (compression from the settings).
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        lifespan="on",
+        ws_max_size=16 * 1024 * 1024,
+        ws=GatewayWebSocketProtocol,
+    )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:

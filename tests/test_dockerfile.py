@@ -132,6 +132,8 @@ def test_configuration_comes_only_from_the_environment() -> None:
         "--factory",
         "gateway.asgi:create_app_from_environ",
         "--no-server-header",
+        "--ws",
+        "gateway.subscriptions.server_protocol:GatewayWebSocketProtocol",
     ]
 
 
@@ -147,8 +149,10 @@ def test_the_healthcheck_asks_healthz_on_the_served_port() -> None:
 
 
 def test_the_cmd_factory_is_importable_and_the_build_context_leaves_local_state_out() -> None:
-    module, _, attribute = RUNTIME.last("CMD").exec_form()[2].partition(":")
-    assert callable(getattr(importlib.import_module(module), attribute))
+    command = RUNTIME.last("CMD").exec_form()
+    for named in (command[2], command[command.index("--ws") + 1]):
+        module, _, attribute = named.partition(":")
+        assert callable(getattr(importlib.import_module(module), attribute))
 
     ignored = (ROOT / ".dockerignore").read_text().split()
     assert {".git", ".venv", "gateway/static/graphiql", "tests"} <= set(ignored)

@@ -36,6 +36,7 @@ from bench.load.workload import USERS, Tokens, local_client
 from loaders.codec import Item, to_wire
 from loaders.rows.income_verification import IncomeVerificationRow
 from loaders.tables import TableNames
+from schema.live import REREAD_REASONS
 from support.metrics_text import Samples, samples, total
 
 FRONTEND = """subscription LiveFrontend {
@@ -88,6 +89,8 @@ class LiveResult:
     rss_before: dict[str, float] = field(default_factory=dict)
     rss_idle: dict[str, float] = field(default_factory=dict)
     rereads: float = 0.0
+    #: The phase's re-reads by `reason` (change, initial, resync, clock).
+    rereads_by_reason: dict[str, float] = field(default_factory=dict)
     ready_seconds: float = 0.0
     #: Seconds from a write's send to the first query answer showing it.
     visibility: list[float] = field(default_factory=list)
@@ -235,10 +238,18 @@ async def run_live_phase(
             for name, page in pages.items():
                 result.spread[name] = total(page, "gateway_subscriptions")
             rereads = sum(total(page, REREADS) for page in pages.values())
+            by_reason = {
+                reason: sum(total(page, REREADS, reason=reason) for page in pages.values())
+                for reason in REREAD_REASONS
+            }
             await write_load(topo, given, result, writes, session, restart)
             await settle(clients, result)
             pages = {r.name: await scrape(r.port) for r in topo.replicas}
             result.rereads = sum(total(page, REREADS) for page in pages.values()) - rereads
+            result.rereads_by_reason = {
+                reason: sum(total(page, REREADS, reason=reason) for page in pages.values()) - before
+                for reason, before in by_reason.items()
+            }
             for metric in ("hits", "misses", "bypasses"):
                 name = f"gateway_cache_{metric}_total"
                 result.cache[metric] = sum(total(page, name) for page in pages.values())
@@ -470,7 +481,12 @@ def report(result: LiveResult) -> str:
         f"- missed: {len(result.missed)} (target 0)",
         f"- re-reads: {result.rereads:.0f} for {len(written)} changes, "
         f"{result.rereads / max(len(written), 1):.2f} a change, with {per_user:.0f} "
-        "subscriptions per user in 2 distinct documents on 2 replicas (at most 4 a change)",
+        "subscriptions per user in 2 distinct documents on 2 replicas (at most 4 a change); "
+        "by reason: "
+        + ", ".join(
+            f"{reason} {count / max(len(written), 1):.2f}"
+            for reason, count in result.rereads_by_reason.items()
+        ),
         "- RSS: "
         + ", ".join(
             f"{name} {result.rss_before[name]:.1f} → {result.rss_idle[name]:.1f} MiB"

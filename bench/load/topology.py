@@ -135,6 +135,10 @@ class Replica:
             "--no-access-log",
             "--timeout-graceful-shutdown",
             "20",
+            # As the image: compression per INSIGHT_SUBSCRIPTIONS_COMPRESSION, and the sockets
+            # closed with 1012 spread over the grace period at SIGTERM.
+            "--ws",
+            "gateway.subscriptions.server_protocol:GatewayWebSocketProtocol",
         ]
         log = self.logs / f"{self.name}-{self.restarts}.log"
         with log.open("wb") as output:

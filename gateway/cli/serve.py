@@ -28,6 +28,8 @@ from gateway.observability.logs import log_config
 from gateway.protection.trusted_documents import ManifestError
 from gateway.resources import open_dynamo
 from gateway.settings import Settings
+from gateway.subscriptions.capacity import raise_open_file_limit
+from gateway.subscriptions.server_protocol import GatewayWebSocketProtocol
 from loaders.tables import create_tables
 from schema.clock import SystemClock
 from schema.principal import DASHBOARD, WRITER
@@ -185,6 +187,7 @@ def _serve(args: argparse.Namespace, settings: Settings, sock: socket.socket) ->
             _fail(f"INSIGHT_TRUSTED_DOCUMENTS_FILE: {error}")
             return 2
         print(f"GraphiQL: http://{args.host}:{args.port}/graphql", flush=True)
+        raise_open_file_limit(settings.subscriptions_max_sockets)
         # On SIGTERM uvicorn stops accepting, lets in-flight requests finish (up to the
         # grace period), then runs the lifespan's exit, which closes the DynamoDB client.
         config = uvicorn.Config(
@@ -195,6 +198,9 @@ def _serve(args: argparse.Namespace, settings: Settings, sock: socket.socket) ->
             timeout_graceful_shutdown=math.ceil(settings.shutdown_grace_seconds),
             # A WebSocket frame over the body bound is refused (1009) before it is buffered.
             ws_max_size=settings.max_body_bytes,
+            # Compression as INSIGHT_SUBSCRIPTIONS_COMPRESSION says; sockets closed with 1012
+            # spread over the grace period at SIGTERM (as the image's `--ws`).
+            ws=GatewayWebSocketProtocol,
         )
         server = uvicorn.Server(config)
         server.run(sockets=[sock])

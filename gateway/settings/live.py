@@ -43,6 +43,20 @@ class LiveSettings(RequestSettings):
         minimum=1,
         maximum=10_000,
     )
+    subscriptions_max_sockets: int = setting(
+        "INSIGHT_SUBSCRIPTIONS_MAX_SOCKETS",
+        10_000,
+        "open sockets per replica; over it, the upgrade is refused with 503 and `Retry-After` "
+        "(the balancer tries another replica)",
+        minimum=1,
+        maximum=1_000_000,
+    )
+    subscriptions_compression: bool = setting(
+        "INSIGHT_SUBSCRIPTIONS_COMPRESSION",
+        False,
+        "WebSocket per-message compression (permessage-deflate); off, a socket costs far "
+        "less memory, and events are small",
+    )
     stream_lease_seconds: float = setting(
         "INSIGHT_STREAM_LEASE_SECONDS",
         10.0,

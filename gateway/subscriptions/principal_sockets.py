@@ -1,6 +1,6 @@
 """The sockets each principal (a token's `sub`) holds open on this replica, bounded.
 
-One token could otherwise open sockets without end (each costs the server about 80 KiB,
+One token could otherwise open sockets without end (each costs the server about 60 KiB,
 docs/subscriptions.md), starving every other user of the replica's sockets."""
 
 from __future__ import annotations

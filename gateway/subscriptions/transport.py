@@ -76,6 +76,7 @@ from gateway.subscriptions.close_codes import (
 from gateway.subscriptions.connection import Connection
 from gateway.subscriptions.keyed import answered_keyed
 from gateway.subscriptions.principal_sockets import PrincipalSockets
+from gateway.subscriptions.timers import SocketTimers
 from loaders.errors import GatewayError
 from schema.clock import Clock
 from schema.context import Context, LiveSubscriptions
@@ -144,10 +145,12 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
     context: Connection
 
     async def handle(self) -> None:
-        self._timers: list[asyncio.Task[None]] = []
+        self._timers = SocketTimers()
         #: The `sub` this socket is counted for (PrincipalSockets), from `connection_init`.
         self._counted_for: str | None = None
-        tasks = [asyncio.create_task(self._keep_alive())]
+        view: LiveView = self.view
+        if view.keep_alive_interval:
+            self._timers.every("keepalive", view.keep_alive_interval, self._ping)
         # Set by `create_app`, the one app that serves the socket.
         metrics: SubscriptionMetrics = self.context.websocket.app.state.subscription_metrics
         metrics.connections.inc()
@@ -155,24 +158,13 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
             await super().handle()
         finally:
             if self._counted_for is not None:
-                view: LiveView = self.view
                 view.principal_sockets.release(self._counted_for)
             metrics.connections.dec()
-            tasks.extend(self._timers)
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await self._timers.cancel()
 
-    async def _keep_alive(self) -> None:
-        view: LiveView = self.view
-        interval = view.keep_alive_interval
-        if not interval:
-            return
-        with contextlib.suppress(WebSocketDisconnected, RuntimeError):
-            while True:
-                await asyncio.sleep(interval)
-                if self.connection_acknowledged:
-                    await self.send_message({"type": "ping"})
+    async def _ping(self) -> None:
+        if self.connection_acknowledged:
+            await self.send_message({"type": "ping"})
 
     async def send_message(self, message: Message) -> None:
         await super().send_message(message)
@@ -259,13 +251,12 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
         self._counted_for = principal.sub
         connection.principal = principal
         connection.expires_at = expires_at
-        self._timers.append(asyncio.create_task(self._expire(expires_at)))
+        delay = max(0.0, expires_at - view.clock.now().timestamp())
+        self._timers.at("expiry", delay, self._expired)
         await self.send_message({"type": "connection_ack"})
         self.connection_acknowledged = True
 
-    async def _expire(self, expires_at: float) -> None:
-        view: LiveView = self.view
-        await asyncio.sleep(max(0.0, expires_at - view.clock.now().timestamp()))
+    async def _expired(self) -> None:
         await self.close(UNAUTHORIZED, "Unauthorized: the bearer token has expired")
 
     async def handle_subscribe(self, message: SubscribeMessage) -> None:

@@ -7,7 +7,7 @@ from datetime import timedelta
 from functools import cached_property
 from typing import Any
 
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
@@ -17,6 +17,7 @@ from gateway.operations.response_headers import PROTECTIVE_HEADERS
 from gateway.settings import Settings
 from gateway.settings.live import LiveSettings
 from gateway.state import app_context, opened_resources
+from gateway.subscriptions.capacity import RETRY_AFTER_SECONDS, ReplicaSockets
 from gateway.subscriptions.connection import BoundedWebSocketAdapter, Connection
 from gateway.subscriptions.principal_sockets import PrincipalSockets
 from gateway.subscriptions.transport import LiveTransport
@@ -64,6 +65,11 @@ class SubscriptionSockets:
         """The sockets each `sub` holds on this replica (this view is the app's one)."""
         return PrincipalSockets(self.settings.subscriptions_max_sockets_per_principal)
 
+    @cached_property
+    def replica_sockets(self) -> ReplicaSockets:
+        """The sockets open on this replica (INSIGHT_SUBSCRIPTIONS_MAX_SOCKETS)."""
+        return ReplicaSockets(self.settings.subscriptions_max_sockets)
+
     async def serve_websocket(self, websocket: WebSocket) -> None:
         if not self.settings.subscriptions:
             # No subscriptions: refuse the handshake rather than hold a socket open.
@@ -72,10 +78,31 @@ class SubscriptionSockets:
         offered = websocket.scope.get("subprotocols") or []
         if GRAPHQL_TRANSPORT_WS_PROTOCOL not in offered:
             logger.info("WebSocket offering %s, not graphql-transport-ws: closing 4406", offered)
-        if await self._refused_for_its_principal(websocket):
+        if not self.replica_sockets.acquire():
+            await self._refuse_replica_full(websocket)
             return
-        run: Any = getattr(self, "run")  # noqa: B009 (strawberry's, on the view it mixes into)
-        await run(websocket)
+        try:
+            if await self._refused_for_its_principal(websocket):
+                return
+            run: Any = getattr(self, "run")  # noqa: B009 (strawberry's, on the view it mixes into)
+            await run(websocket)
+        finally:
+            self.replica_sockets.release()
+
+    async def _refuse_replica_full(self, websocket: WebSocket) -> None:
+        """The replica holds INSIGHT_SUBSCRIPTIONS_MAX_SOCKETS sockets: the upgrade is refused
+        (503, `Retry-After`) before it is accepted, for the balancer to try another."""
+        limit = self.replica_sockets.maximum
+        logger.warning("WebSocket upgrade refused: %d sockets open on this replica", limit)
+        message = f"This replica holds its maximum of sockets ({limit}): retry, or another one"
+        await _refuse(
+            websocket,
+            JSONResponse(
+                {"errors": [{"message": message, "extensions": {"code": "SERVICE_UNAVAILABLE"}}]},
+                status_code=503,
+                headers={**PROTECTIVE_HEADERS, "Retry-After": str(RETRY_AFTER_SECONDS)},
+            ),
+        )
 
     async def _refused_for_its_principal(self, websocket: WebSocket) -> bool:
         """With the token in the upgrade's header, a principal holding its maximum of sockets
@@ -98,10 +125,7 @@ class SubscriptionSockets:
             status_code=429,
             headers=PROTECTIVE_HEADERS,
         )
-        if "websocket.http.response" in websocket.scope.get("extensions", {}):
-            await websocket.send_denial_response(refusal)
-        else:
-            await websocket.close(code=1008)  # the server answers the upgrade 403
+        await _refuse(websocket, refusal)
         return True
 
     def socket_connection(self, websocket: WebSocket, request_id: str) -> Connection:
@@ -129,3 +153,11 @@ class SubscriptionSockets:
         hub = opened_resources(connection.websocket.app).live
         assert hub is not None, "the socket is refused with subscriptions off"
         return hub
+
+
+async def _refuse(websocket: WebSocket, refusal: Response) -> None:
+    """Answer the upgrade with `refusal`, never accepting the WebSocket."""
+    if "websocket.http.response" in websocket.scope.get("extensions", {}):
+        await websocket.send_denial_response(refusal)
+    else:
+        await websocket.close(code=1008)  # the server answers the upgrade 403

@@ -4,10 +4,18 @@ through the schema and handing each subscriber its answers (SPEC section 7)."""
 from schema.live.hub import DEBOUNCE_SECONDS, ContextFactory, Events, GroupKey, LiveHub, user_of
 from schema.live.mailbox import Mailbox, Payload
 from schema.live.session import LiveSession
-from schema.live.subscriber import Charge, LiveObserver, Send, Subscriber
+from schema.live.subscriber import (
+    REREAD_REASONS,
+    Charge,
+    LiveObserver,
+    RereadReason,
+    Send,
+    Subscriber,
+)
 
 __all__ = [
     "DEBOUNCE_SECONDS",
+    "REREAD_REASONS",
     "Charge",
     "ContextFactory",
     "Events",
@@ -17,6 +25,7 @@ __all__ = [
     "LiveSession",
     "Mailbox",
     "Payload",
+    "RereadReason",
     "Send",
     "Subscriber",
     "user_of",

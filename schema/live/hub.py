@@ -37,7 +37,15 @@ from schema.clock import Clock
 from schema.context import Context
 from schema.live.charges import CoalescedCharge
 from schema.live.mailbox import Payload
-from schema.live.subscriber import Charge, LiveObserver, NoObserver, Send, Subscriber, free
+from schema.live.subscriber import (
+    Charge,
+    LiveObserver,
+    NoObserver,
+    RereadReason,
+    Send,
+    Subscriber,
+    free,
+)
 from schema.principal import DASHBOARD, Principal
 from schema.user import User
 
@@ -92,6 +100,8 @@ class Group:
     subscribers: set[Subscriber] = field(default_factory=set)
     #: A change came: every subscriber gets the next re-read.
     dirty: bool = False
+    #: Why the group is dirty (the first cause since its last re-read): the metrics' label.
+    reason: RereadReason = "change"
     #: Subscribers that asked for the current state (`initial: true`), not yet re-read.
     initial: set[Subscriber] = field(default_factory=set)
     running: bool = False
@@ -167,8 +177,7 @@ class LiveHub:
     def changes(self, changes: Sequence[Change]) -> None:
         for user_id in dict.fromkeys(filter(None, map(user_of, changes))):
             for group in self._by_user.get(user_id, ()):
-                group.dirty = True
-                self._wake(group)
+                self._mark(group, "change")
 
     def position(self, position: ShardPosition) -> None:
         return None
@@ -177,7 +186,8 @@ class LiveHub:
         """Changes may have been missed: every subscription is re-read, and gets what
         differs from what it last received."""
         logger.info("re-reading %d subscription groups: %s", len(self._groups), reason)
-        self._wake_all()
+        for group in self._groups.values():
+            self._mark(group, "resync")
 
     def disconnected(self) -> None:
         logger.warning("the change feed is cut off: subscriptions wait for its resync")
@@ -254,30 +264,34 @@ class LiveHub:
                 self._debounce, self._start, group, context=contextvars.Context()
             )
 
-    def _wake_all(self) -> None:
-        for group in self._groups.values():
+    def _mark(self, group: Group, reason: RereadReason) -> None:
+        """`group` is re-read for every subscriber, for `reason` unless one is pending (a
+        retry keeps the cause of the read it redoes)."""
+        if not group.dirty:
+            group.reason = reason
             group.dirty = True
-            self._wake(group)
+        self._wake(group)
 
     def _start(self, group: Group) -> None:
         group.timer = None
         if not group.subscribers:
             return
         targets = set(group.subscribers) if group.dirty else set(group.initial)
+        reason = group.reason if group.dirty else "initial"
         group.dirty = False
         group.initial.clear()
         if not targets:
             return
         group.running = True
-        task = asyncio.create_task(self._reread(group, targets))
+        task = asyncio.create_task(self._reread(group, targets, reason))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _reread(self, group: Group, targets: set[Subscriber]) -> None:
+    async def _reread(self, group: Group, targets: set[Subscriber], reason: RereadReason) -> None:
         failed = True
         try:
             payload, expires_at = await self.execute(group.key, group.variables)
-            self._observer.reread()
+            self._observer.reread(reason)
             self._expire_at(group, expires_at)
             if payload == group.last:
                 payload = group.last
@@ -290,13 +304,13 @@ class LiveHub:
         finally:
             group.running = False
             if failed and group.subscribers:
-                self._retry_later(group)
+                self._retry_later(group, reason)
             else:
                 group.failures = 0
             if group.subscribers and (group.dirty or group.initial):
                 self._wake(group)
 
-    def _retry_later(self, group: Group) -> None:
+    def _retry_later(self, group: Group, reason: RereadReason) -> None:
         """DynamoDB did not answer the whole re-read: read again later for every subscriber,
         so that the last answer sent is never one with a field DynamoDB failed."""
         pause = RETRY.pause(group.failures)
@@ -305,8 +319,7 @@ class LiveHub:
 
         def again() -> None:
             if group.subscribers and self._groups.get(group.key) is group:
-                group.dirty = True
-                self._wake(group)
+                self._mark(group, reason)
 
         asyncio.get_running_loop().call_later(pause, again, context=contextvars.Context())
 
@@ -325,8 +338,7 @@ class LiveHub:
         def expired() -> None:
             group.expiry = None
             if group.subscribers and self._groups.get(group.key) is group:
-                group.dirty = True
-                self._wake(group)
+                self._mark(group, "clock")
 
         loop = asyncio.get_running_loop()
         group.expiry = loop.call_later(delay, expired, context=contextvars.Context())
@@ -364,7 +376,8 @@ class LiveHub:
         self._midnight = asyncio.get_running_loop().call_later(max(delay, 1.0), self._at_midnight)
 
     def _at_midnight(self) -> None:
-        self._wake_all()
+        for group in self._groups.values():
+            self._mark(group, "clock")
         self.start()
 
     async def close(self) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Protocol
+from typing import Final, Literal, Protocol, TypeAlias
 
 from schema.live.mailbox import Mailbox, Payload
 from schema.principal import Principal
@@ -18,17 +18,26 @@ Charge = Callable[[Principal, int], Awaitable[float]]
 #: Sends one `next` payload on the subscription's socket.
 Send = Callable[[Payload], Awaitable[None]]
 
+#: Why a group is re-read: a change from the feed, a subscriber's initial state (`initial:
+#: true`), a resync after the feed lost changes, or the clock (UTC midnight, an item's TTL).
+RereadReason: TypeAlias = Literal["change", "initial", "resync", "clock"]
+CHANGE: Final = "change"
+INITIAL: Final = "initial"
+RESYNC: Final = "resync"
+CLOCK: Final = "clock"
+REREAD_REASONS: tuple[RereadReason, ...] = (CHANGE, INITIAL, RESYNC, CLOCK)
+
 
 class LiveObserver(Protocol):
     """What the metrics hear of the hub."""
 
-    def reread(self) -> None: ...
+    def reread(self, reason: RereadReason) -> None: ...
 
     def event(self) -> None: ...
 
 
 class NoObserver:
-    def reread(self) -> None:
+    def reread(self, reason: RereadReason) -> None:
         return None
 
     def event(self) -> None:

@@ -209,7 +209,11 @@ def test_spread_scaled_and_protected_together(tree: Path) -> None:
         "kind": "Deployment",
         "name": deployment["metadata"]["name"],
     }
-    assert [metric["resource"]["name"] for metric in hpa["spec"]["metrics"]] == ["cpu"]
+    cpu, sockets = hpa["spec"]["metrics"]
+    assert cpu["resource"]["name"] == "cpu"
+    # Open sockets, on the gauge the gateway exports, below INSIGHT_SUBSCRIPTIONS_MAX_SOCKETS.
+    assert sockets["pods"]["metric"]["name"] == "gateway_subscription_connections"
+    assert 0 < int(sockets["pods"]["target"]["averageValue"]) < 10_000
     assert 2 <= hpa["spec"]["minReplicas"] < hpa["spec"]["maxReplicas"]
     budget = one(tree, "PodDisruptionBudget")
     assert budget["spec"]["selector"] == deployment["spec"]["selector"]

@@ -155,7 +155,9 @@ async def test_one_re_read_answers_a_hundred_identical_subscriptions(
         assert value(metrics, "gateway_subscription_connections") == 5
         assert value(metrics, "gateway_subscriptions") == 100
         assert value(metrics, "gateway_subscription_events_total") == 100
-        assert value(metrics, "gateway_subscription_rereads_total") == 1
+        assert value(metrics, "gateway_subscription_rereads_total", reason="change") == 1
+        for reason in ("initial", "resync", "clock"):
+            assert value(metrics, "gateway_subscription_rereads_total", reason=reason) == 0
 
 
 async def test_initial_sends_each_ids_current_state_first(

@@ -4,6 +4,7 @@ machinery, strongly consistent; which changes wake which user."""
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from loaders.dynamodb import Dynamo, FinishedCall
 from loaders.tables import Table
 from schema.clock import FixedClock
 from schema.context import Context, build_context
-from schema.live import GroupKey, LiveHub, user_of
+from schema.live import GroupKey, LiveHub, RereadReason, user_of
 from schema.principal import Principal
 from schema.root import build_schema
 from tests.conftest import put_wire_items
@@ -116,3 +117,68 @@ async def test_a_re_read_dynamodb_failed_is_tried_again_until_whole(
     assert hub.rereads == 3
     assert hub.subscriptions == 0
     await hub.close()
+
+
+class Reasons:
+    """A `LiveObserver` that notes why each re-read was made."""
+
+    def __init__(self) -> None:
+        self.rereads: list[RereadReason] = []
+
+    def reread(self, reason: RereadReason) -> None:
+        self.rereads.append(reason)
+
+    def event(self) -> None:
+        return None
+
+
+@pytest.mark.parametrize("reason", ["initial", "change", "resync", "clock"])
+async def test_each_re_read_is_counted_under_its_reason(reason: RereadReason) -> None:
+    # Half a second before midnight: the hub's midnight re-read comes a second after start.
+    clock = FixedClock(datetime(2026, 12, 2, 23, 59, 59, 500_000, tzinfo=UTC))
+    answer = {"data": {"viewerChanged": {"id": "u-1"}}}
+    observer = Reasons()
+    hub = LiveHub(
+        build_schema(),
+        lambda principal: None,  # type: ignore[arg-type,return-value]
+        clock=clock,
+        observer=observer,
+        debounce=0.01,
+    )
+
+    async def execute(
+        key: GroupKey, variables: dict[str, Any] | None
+    ) -> tuple[dict[str, Any], float | None]:
+        return answer, None
+
+    hub.execute = execute  # type: ignore[method-assign]
+
+    async def send(payload: dict[str, Any]) -> None:
+        return None
+
+    events = hub.subscribe(
+        principal=Principal("u-1"),
+        query="subscription { viewerChanged { id } }",
+        operation_name=None,
+        variables=None,
+        user_ids=["u-1"],
+        initial=reason == "initial",
+        cost=1,
+        send=send,
+    )
+    runner = asyncio.ensure_future(anext(events))
+    if reason == "change":
+        hub.changes([Change(Table.BALANCE_SETTINGS, "u-1"), Change(Table.BALANCE_SETTINGS, "u-2")])
+    elif reason == "resync":
+        hub.resync("the feed reconnected")
+    elif reason == "clock":
+        hub.start()
+    for _ in range(300):
+        if observer.rereads:
+            break
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.05)
+    runner.cancel()
+    await asyncio.gather(runner, return_exceptions=True)
+    await hub.close()
+    assert observer.rereads == [reason]
