@@ -31,9 +31,17 @@ from loaders.keys import ItemKey, QueryKey
 from loaders.parameters import invalid_parameters
 from loaders.request_scope import RequestScope
 from loaders.tables import Table, TableNames
+from loaders.wire.client import OPERATIONS as LEAN_OPERATIONS
+from loaders.wire.client import LeanClient
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
+
+#: The call paths (`INSIGHT_DYNAMODB_CALL_PATH`): the read operations sent by the lean
+#: client (loaders/wire/), or every call through botocore.
+LEAN = "lean"
+BOTOCORE = "botocore"
+CALL_PATHS = (LEAN, BOTOCORE)
 
 #: BatchGetItem takes at most 100 keys a call, BatchWriteItem 25 items.
 BATCH_GET_LIMIT = 100
@@ -96,7 +104,9 @@ class Dynamo:
 
     `max_concurrency` caps calls in flight to match the client's connection pool, so a wide
     request waits here, in order, instead of inside botocore's pool; by default it is that
-    pool's size.
+    pool's size. `call_path`: `LEAN` sends GetItem, BatchGetItem and Query through
+    `loaders.wire` (on this client's credentials, endpoint, pool and retries), `BOTOCORE`
+    sends them through the client like every other call.
     """
 
     def __init__(
@@ -109,6 +119,7 @@ class Dynamo:
         backoff_base: float = 0.025,
         backoff_cap: float = 1.0,
         query_page_size: int | None = None,
+        call_path: str = LEAN,
     ) -> None:
         self.client = client
         self.tables = tables
@@ -136,6 +147,11 @@ class Dynamo:
         self._unprocessed_backoff = Backoff(backoff_base, backoff_cap)
         # None: DynamoDB's own 1 MB pages.
         self._query_page_size = query_page_size
+        if call_path not in CALL_PATHS:
+            raise ValueError(f"call_path: one of {CALL_PATHS}, not {call_path!r}")
+        # A wrapper around a client (some tests slow one down) keeps the botocore path.
+        lean = call_path == LEAN and LeanClient.serves(client)
+        self._lean = LeanClient(client, self._unprocessed_backoff) if lean else None
 
     def bound(self, scope: RequestScope) -> Dynamo:
         """This door for one request: the same client, in-flight cap and observers, its
@@ -150,7 +166,6 @@ class Dynamo:
         The wait for a slot and the call (botocore's retries included) both count against
         the bound request's deadline (`RequestScope.deadline`); past it the call is
         abandoned."""
-        method: Callable[..., Any] = getattr(self.client, operation)
         scope = self.scope
         log = None if scope is None else scope.calls
         logged = log.issue(operation) if log is not None else None
@@ -160,7 +175,7 @@ class Dynamo:
         failure: BaseException | None = None
         try:
             async with asyncio.timeout_at(None if scope is None else scope.deadline), self._slots:
-                response = await method(**params, **{_ATTEMPTS_PARAM: attempts})
+                response = await self._send(operation, params, attempts)
             return response
         except ClientError as error:
             failure = classify(operation, error)
@@ -189,6 +204,13 @@ class Dynamo:
             )
             for observer in self.observers:
                 observer(record)
+
+    async def _send(self, operation: str, params: dict[str, Any], attempts: list[int]) -> Any:
+        """The one dispatch point: the lean client's operations through it, the rest (and
+        everything on the botocore path) through the aioboto3 client."""
+        if self._lean is not None and operation in LEAN_OPERATIONS:
+            return await self._lean.send(operation, params, attempts)
+        return await getattr(self.client, operation)(**params, **{_ATTEMPTS_PARAM: attempts})
 
     # --- reads ------------------------------------------------------------------------
 
