@@ -1,0 +1,271 @@
+// The bench's Node peer: what the gateway's users would otherwise write. Apollo Server 5,
+// graphql 16, DataLoader 2 over the AWS SDK v3's DynamoDB client (its defaults), serving
+// the frontend query by the contract's read rules (/work/shared/SPEC.md section 2, the
+// gateway's loaders/user_reads.py). Like a typical service behind an API gateway it
+// verifies no token: `viewer` is the token's `sub`, read without checking the signature.
+//
+//   PORT=4001 DYNAMODB_ENDPOINT=http://127.0.0.1:8000 node server.mjs
+import { ApolloServer } from "@apollo/server";
+import { startStandaloneServer } from "@apollo/server/standalone";
+import { BatchGetItemCommand, DynamoDBClient, QueryCommand } from "@aws-sdk/client-dynamodb";
+import DataLoader from "dataloader";
+import { GraphQLScalarType } from "graphql";
+
+const TABLES = {
+  pave: process.env.INSIGHT_TABLE_PAVE ?? "site-pave",
+  balanceSettings: process.env.INSIGHT_TABLE_BALANCE_SETTINGS ?? "user-balance-settings",
+};
+const dynamodb = new DynamoDBClient({
+  endpoint: process.env.DYNAMODB_ENDPOINT,
+  region: process.env.AWS_REGION ?? "us-east-1",
+});
+
+// --- wire values -------------------------------------------------------------------------
+
+const str = (item, name) => item?.[name]?.S ?? null;
+const num = (item, name) => item?.[name]?.N ?? null;
+const bool = (item, name) => item?.[name]?.BOOL ?? null;
+
+// A Decimal's wire form: two decimals at least, more where the number has more, never
+// rounded (SPEC section 3). DynamoDB hands numbers over as exact decimal strings.
+export function decimal(text) {
+  if (text === null || text === undefined) return null;
+  let negative = text.startsWith("-");
+  const digits = negative ? text.slice(1) : text;
+  let [whole, fraction = ""] = digits.split(".");
+  whole = whole.replace(/^0+(?=\d)/, "");
+  fraction = fraction.replace(/0+$/, "").padEnd(2, "0");
+  if (/^0*$/.test(whole) && /^0*$/.test(fraction)) negative = false;
+  return `${negative ? "-" : ""}${whole}.${fraction}`;
+}
+
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|z|[+-]\d{2}:?\d{2})$/;
+
+// An RFC 3339 instant as [epoch seconds, microseconds], offsets applied (Go writes up to
+// nanoseconds; like the gateway, microseconds are kept).
+export function parseInstant(text) {
+  const m = INSTANT.exec(text);
+  if (!m) throw new Error(`not an RFC 3339 instant: ${text}`);
+  let seconds = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]) / 1000;
+  const micros = +(m[7] ?? "").slice(0, 6).padEnd(6, "0");
+  if (!/^[Zz]$/.test(m[8])) {
+    const sign = m[8][0] === "-" ? -1 : 1;
+    const [h, mm] = [m[8].slice(1, 3), m[8].slice(-2)];
+    seconds -= sign * (+h * 3600 + +mm * 60);
+  }
+  return [seconds, micros];
+}
+
+export function formatInstant([seconds, micros]) {
+  const base = new Date(seconds * 1000).toISOString().slice(0, 19);
+  if (!micros) return `${base}Z`;
+  return `${base}.${String(micros).padStart(6, "0").replace(/0+$/, "")}Z`;
+}
+
+const sameInstant = (a, b) => a[0] === b[0] && a[1] === b[1];
+
+// --- reads -------------------------------------------------------------------------------
+
+const live = (item, nowSeconds) => {
+  const ttl = num(item, "ttl");
+  return ttl === null || Number(ttl) > nowSeconds;
+};
+
+const keyId = (table, key) => `${table}\u0000${key.PK?.S ?? key.user_id?.S}\u0000${key.SK?.S ?? ""}`;
+
+function pointLoader(nowSeconds) {
+  return new DataLoader(
+    async (requests) => {
+      const found = new Map();
+      let pending = {};
+      for (const { table, key } of requests) {
+        (pending[table] ??= { Keys: [] }).Keys.push(key);
+      }
+      for (let attempt = 0; Object.keys(pending).length > 0; attempt++) {
+        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt) * Math.random()));
+        const answer = await dynamodb.send(new BatchGetItemCommand({ RequestItems: pending }));
+        for (const [table, items] of Object.entries(answer.Responses ?? {})) {
+          for (const item of items) found.set(keyId(table, item), item);
+        }
+        pending = answer.UnprocessedKeys ?? {};
+      }
+      return requests.map(({ table, key }) => {
+        const item = found.get(keyId(table, key));
+        return item && live(item, nowSeconds) ? item : null;
+      });
+    },
+    { cacheKeyFn: ({ table, key }) => keyId(table, key), maxBatchSize: 100 },
+  );
+}
+
+function queryLoader(nowSeconds) {
+  return new DataLoader(
+    (queries) =>
+      Promise.all(
+        queries.map(async ({ pk, prefix, newestFirst, limit }) => {
+          const kept = [];
+          let start;
+          do {
+            const answer = await dynamodb.send(
+              new QueryCommand({
+                TableName: TABLES.pave,
+                KeyConditionExpression: prefix ? "PK = :pk AND begins_with(SK, :prefix)" : "PK = :pk",
+                ExpressionAttributeValues: { ":pk": { S: pk }, ...(prefix ? { ":prefix": { S: prefix } } : {}) },
+                ScanIndexForward: !newestFirst,
+                ...(limit ? { Limit: limit - kept.length } : {}),
+                ExclusiveStartKey: start,
+              }),
+            );
+            for (const item of answer.Items ?? []) if (live(item, nowSeconds)) kept.push(item);
+            start = answer.LastEvaluatedKey;
+          } while (start && !(limit && kept.length >= limit));
+          return limit ? kept.slice(0, limit) : kept;
+        }),
+      ),
+    { cacheKeyFn: (q) => JSON.stringify(q) },
+  );
+}
+
+function monthsBack(today, count) {
+  let [year, month] = [today.getUTCFullYear(), today.getUTCMonth() + 1];
+  const months = [];
+  for (let n = 0; n < count; n++) {
+    months.push(`${year}-${String(month).padStart(2, "0")}`);
+    if (--month === 0) [year, month] = [year - 1, 12];
+  }
+  return months;
+}
+
+// --- schema ------------------------------------------------------------------------------
+
+const typeDefs = `#graphql
+  scalar Date
+  scalar DateTime
+  scalar Decimal
+  type Query { viewer: User! user(id: ID!): User users(ids: [ID!]!): [User]! }
+  type User {
+    id: ID!
+    payday: PaydayPrediction
+    savingsMonths(months: Int = 3): [SavingsMonth!]
+    alert: BalanceAlert
+    lowBalanceAlert: Decimal
+    recurringExpenses: [RecurringExpense!]
+  }
+  type PaydayPrediction { predictionDate: Date nextDate: Date frequency: String source: String }
+  type SavingsMonth { month: String! totalAvailable: Decimal accounts: [AccountBalance!] updatedDate: DateTime }
+  type AccountBalance { accountId: String subtype: String amount: Decimal }
+  type BalanceAlert { alertSent: Boolean balanceSetting: Decimal cooldownUntil: DateTime }
+  type RecurringExpense { merchantName: String amount: Decimal dueDate: Date category: String }
+`;
+
+const passThrough = (name) => new GraphQLScalarType({ name, serialize: (v) => v });
+const COOLDOWN_SECONDS = 7 * 24 * 3600;
+
+const resolvers = {
+  Date: passThrough("Date"),
+  DateTime: passThrough("DateTime"),
+  Decimal: passThrough("Decimal"),
+  Query: {
+    viewer: (_, __, { sub }) => ({ id: sub }),
+    user: (_, { id }) => ({ id }),
+    users: (_, { ids }) => ids.map((id) => ({ id })),
+  },
+  User: {
+    payday: async ({ id }, _, { points, today }) => {
+      const item = await points.load({ table: TABLES.pave, key: { PK: { S: `PAYDAY#${id}` }, SK: { S: "PREDICTION" } } });
+      if (!item || str(item, "prediction_date") !== today) return null;
+      return {
+        predictionDate: str(item, "prediction_date"),
+        nextDate: str(item, "next_date"),
+        frequency: str(item, "frequency"),
+        source: str(item, "source"),
+      };
+    },
+    savingsMonths: async ({ id }, { months }, { points, now }) => {
+      const wanted = monthsBack(now, months);
+      const items = await points.loadMany(
+        wanted.map((month) => ({ table: TABLES.pave, key: { PK: { S: `USERS#${id}` }, SK: { S: `SAVINGS_MONTH#${month}` } } })),
+      );
+      return items.flatMap((item, n) => {
+        if (item instanceof Error) throw item;
+        if (!item) return [];
+        const updated = str(item, "updated_date");
+        return [
+          {
+            month: wanted[n],
+            totalAvailable: decimal(num(item, "total_available")),
+            accounts: (item.accounts?.L ?? []).map(({ M }) => ({
+              accountId: str(M, "account_id"),
+              subtype: str(M, "subtype"),
+              amount: decimal(num(M, "amount")),
+            })),
+            updatedDate: updated ? formatInstant(parseInstant(updated)) : null,
+          },
+        ];
+      });
+    },
+    alert: async ({ id }, _, { points }) => {
+      const item = await points.load({ table: TABLES.pave, key: { PK: { S: `USERS#${id}` }, SK: { S: `ALERT#${id}` } } });
+      if (!item) return null;
+      const updated = str(item, "updated_date");
+      let cooldownUntil = null;
+      if (updated) {
+        const [seconds, micros] = parseInstant(updated);
+        cooldownUntil = formatInstant([seconds + COOLDOWN_SECONDS, micros]);
+      }
+      return { alertSent: bool(item, "alert_sent"), balanceSetting: decimal(num(item, "balance_setting")), cooldownUntil };
+    },
+    lowBalanceAlert: async ({ id }, _, { points }) => {
+      const item = await points.load({ table: TABLES.balanceSettings, key: { user_id: { S: id } } });
+      return item ? decimal(num(item, "low_balance_alert")) : null;
+    },
+    recurringExpenses: async ({ id }, _, { queries }) => {
+      const [mines, expenses] = await Promise.all([
+        queries.load({ pk: `MINE#${id}`, prefix: "TIME#", newestFirst: true, limit: 1 }),
+        queries.load({ pk: `USERS#${id}`, prefix: "RECURRING#", newestFirst: false, limit: 0 }),
+      ]);
+      if (mines.length === 0) return [];
+      const latest = parseInstant(mines[0].SK.S.slice("TIME#".length));
+      const current = expenses.filter((item) => {
+        const mine = str(item, "last_mine");
+        return mine && sameInstant(parseInstant(mine), latest);
+      });
+      const rows = current.map((item) => ({
+        merchantName: str(item, "merchant_name"),
+        amount: decimal(num(item, "amount")),
+        dueDate: str(item, "due_date"),
+        category: str(item, "category"),
+      }));
+      // By due date (none last), then merchant name; ties keep the table's order.
+      const sortDate = (row) => row.dueDate ?? "9999-12-31";
+      return rows.sort((a, b) =>
+        sortDate(a) < sortDate(b) ? -1 : sortDate(a) > sortDate(b) ? 1 :
+        (a.merchantName ?? "") < (b.merchantName ?? "") ? -1 : (a.merchantName ?? "") > (b.merchantName ?? "") ? 1 : 0,
+      );
+    },
+  },
+};
+
+function subjectOf(authorization) {
+  const token = (authorization ?? "").replace(/^Bearer\s+/i, "");
+  const payload = token.split(".")[1];
+  if (!payload) return null;
+  return JSON.parse(Buffer.from(payload, "base64url").toString("utf8")).sub ?? null;
+}
+
+const server = new ApolloServer({ typeDefs, resolvers });
+const { url } = await startStandaloneServer(server, {
+  listen: { port: Number(process.env.PORT ?? 4001), host: "127.0.0.1" },
+  context: async ({ req }) => {
+    const now = new Date();
+    const nowSeconds = Math.floor(now.getTime() / 1000);
+    return {
+      sub: subjectOf(req.headers.authorization),
+      now,
+      today: now.toISOString().slice(0, 10),
+      points: pointLoader(nowSeconds),
+      queries: queryLoader(nowSeconds),
+    };
+  },
+});
+console.log(`apollo peer ready at ${url}`);
