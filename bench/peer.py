@@ -4,8 +4,8 @@ Server 5, graphql 16, DataLoader 2, the AWS SDK v3) over one dynalite.
 First both answer the frontend query for every bench user and the edge users below, and
 the answers must be equal after JSON canonicalisation, or the run stops. Then, in
 alternating turns: the server CPU per request, the best rate with p99 under 50 ms and the
-p99 at 8 clients. The peer serves the frontend query's fields only, so the 100-user
-dashboard (every User field) is not compared yet."""
+p99 at 8 clients for the frontend query; server CPU and p50 for the 100-user dashboard
+(`users(ids:)` with every User field, as `make bench` reads it)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ import aiohttp
 
 from bench import processes
 from bench.poster import poster
-from bench.run import SECRET, USERS, common_env, prepare, table_names
+from bench.run import SECRET, USERS, USERS_QUERY, common_env, prepare, table_names
 from bench.throughput import Endpoint, step
 from gateway.auth.tokens import mint_token
 from gateway.cli.examples import FRONTEND_QUERY
@@ -36,13 +36,20 @@ from loaders.codec import format_instant, months_back
 from loaders.dynamodb import Dynamo
 from loaders.tables import Table
 from schema.clock import SystemClock
+from schema.principal import DASHBOARD
 from support.dynalite_server import DynaliteServer
 
 PEER = processes.ROOT / "bench" / "peers" / "apollo"
 #: Users whose answers test the rules' edges (each seeded by `seed_edges`).
 EDGE_USERS = ("edge-yesterday", "edge-expired", "edge-ties", "edge-decimals", "edge-unknown")
+#: The dashboard answers compared: the bench's users, the edge users, a duplicate and an
+#: id with no rows (order and duplicates kept).
+DASHBOARD_IDS = [*USERS[:90], *EDGE_USERS, USERS[3], "edge-never-seen"]
+DASHBOARD_ROUNDS = 5
 ROUNDS = 9
 TURN = 20
+#: Requests before any figure: V8 compiles the peer's hot paths after some hundreds.
+WARMUP = 300
 CLIENTS = (1, 2, 4, 8, 16)
 P99_LIMIT_MS = 50.0
 
@@ -157,16 +164,25 @@ def canonical(answer: Any) -> str:
     return json.dumps(answer, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+async def answer(
+    http: aiohttp.ClientSession, url: str, body: dict[str, Any], sub: str, roles: list[str]
+) -> Any:
+    token = mint_token(SECRET, sub, roles, timedelta(hours=1), SystemClock())
+    async with http.post(url, json=body, headers={"Authorization": f"Bearer {token}"}) as sent:
+        return await sent.json()
+
+
 async def frontend_answer(http: aiohttp.ClientSession, url: str, user_id: str) -> Any:
-    token = mint_token(SECRET, user_id, [], timedelta(hours=1), SystemClock())
-    async with http.post(
-        url, json={"query": FRONTEND_QUERY}, headers={"Authorization": f"Bearer {token}"}
-    ) as response:
-        return await response.json()
+    return await answer(http, url, {"query": FRONTEND_QUERY}, user_id, [])
+
+
+def dashboard_body(ids: list[str]) -> dict[str, Any]:
+    return {"query": USERS_QUERY, "variables": {"ids": ids}}
 
 
 async def differences(gateway_url: str, peer_url: str, users: list[str]) -> list[str]:
-    """Each user whose two answers differ, with both answers."""
+    """Each user whose two frontend answers differ, and the dashboard of `DASHBOARD_IDS`
+    when its two answers differ, with both answers."""
     found = []
     async with aiohttp.ClientSession() as http:
         for user_id in users:
@@ -174,6 +190,15 @@ async def differences(gateway_url: str, peer_url: str, users: list[str]) -> list
             theirs = canonical(await frontend_answer(http, peer_url, user_id))
             if ours != theirs:
                 found.append(f"{user_id}:\n  gateway {ours}\n  peer    {theirs}")
+        body = dashboard_body(DASHBOARD_IDS)
+        ours = canonical(await answer(http, gateway_url, body, "bench", [DASHBOARD]))
+        theirs = canonical(await answer(http, peer_url, body, "bench", [DASHBOARD]))
+        if ours != theirs:
+            at = next(n for n, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b)
+            found.append(
+                f"dashboard, from character {at}:\n  gateway {ours[at - 300 : at + 300]}"
+                f"\n  peer    {theirs[at - 300 : at + 300]}"
+            )
     return found
 
 
@@ -185,7 +210,7 @@ async def compare(urls: dict[str, str], pids: dict[str, int]) -> None:
         sends = {name: poster(http, url, body, headers) for name, url in urls.items()}
         cpu: dict[str, list[float]] = {name: [] for name in urls}
         for name in urls:
-            for _ in range(TURN):
+            for _ in range(WARMUP):
                 await sends[name]()
         for _ in range(ROUNDS):
             for name, send in sends.items():
@@ -215,7 +240,40 @@ async def compare(urls: dict[str, str], pids: dict[str, int]) -> None:
     }
     line("best rate with p99 < 50 ms", best["gateway"], best["peer"], "/s")
     line("p99 at 8 clients", steps["gateway"][8].p99_ms, steps["peer"][8].p99_ms, "ms")
-    print("the 100-user dashboard: not compared (the peer serves the frontend fields only)")
+    print("\nThe 100-user dashboard (every User field), in alternating turns")
+    print(f"{'figure':<44}{'gateway':>12}{'peer':>12}{'ratio':>8}")
+    dashboard = await dashboard_figures(urls, pids)
+    line(
+        f"server CPU per request (median of {DASHBOARD_ROUNDS})",
+        dashboard["gateway"][0],
+        dashboard["peer"][0],
+        "ms",
+    )
+    line("p50", dashboard["gateway"][1], dashboard["peer"][1], "ms")
+
+
+async def dashboard_figures(
+    urls: dict[str, str], pids: dict[str, int]
+) -> dict[str, tuple[float, float]]:
+    """Median server CPU and p50 latency of the 100-user dashboard, in ms, alternating."""
+    token = mint_token(SECRET, "bench", [DASHBOARD], timedelta(hours=2), SystemClock())
+    headers = {"Authorization": f"Bearer {token}"}
+    cpu: dict[str, list[float]] = {name: [] for name in urls}
+    wall: dict[str, list[float]] = {name: [] for name in urls}
+    async with aiohttp.ClientSession() as http:
+        sends = {
+            name: poster(http, url, dashboard_body(USERS), headers) for name, url in urls.items()
+        }
+        for send in sends.values():
+            for _ in range(2):
+                await send()
+        for _ in range(DASHBOARD_ROUNDS):
+            for name, send in sends.items():
+                before, begin = processes.cpu_seconds(pids[name]), time.perf_counter()
+                await send()
+                wall[name].append((time.perf_counter() - begin) * 1000)
+                cpu[name].append((processes.cpu_seconds(pids[name]) - before) * 1000)
+    return {name: (statistics.median(cpu[name]), statistics.median(wall[name])) for name in urls}
 
 
 def main() -> None:

@@ -1,6 +1,7 @@
-"""The Node peer (bench/peers/apollo/) answers the frontend query as the gateway does, for
-a bench user and the edge users (yesterday's payday, expired rows, ties, odd decimals, an
-unknown id): what `python -m bench peer` checks before it times anything."""
+"""The Node peer (bench/peers/apollo/) answers as the gateway does: the frontend query for a
+bench user and the edge users (yesterday's payday, expired rows, ties, odd decimals, an
+unknown id), and a dashboard of every User field over them (a duplicate and ids with no
+rows included): what `python -m bench peer` checks before it times anything."""
 
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ import { GraphQLScalarType } from "graphql";
 
 const TABLES = {
   pave: process.env.INSIGHT_TABLE_PAVE ?? "site-pave",
+  incomeDetection: process.env.INSIGHT_TABLE_INCOME_DETECTION ?? "site-incomedetection",
   balanceSettings: process.env.INSIGHT_TABLE_BALANCE_SETTINGS ?? "user-balance-settings",
 };
 const dynamodb = new DynamoDBClient({
@@ -63,6 +64,16 @@ export function formatInstant([seconds, micros]) {
 }
 
 const sameInstant = (a, b) => a[0] === b[0] && a[1] === b[1];
+const instant = (item, name) => {
+  const text = str(item, name);
+  return text ? formatInstant(parseInstant(text)) : null;
+};
+const integer = (item, name) => {
+  const text = num(item, name);
+  return text === null ? null : Number(text);
+};
+const texts = (item, name) => (item?.[name]?.L ?? []).map((v) => v.S);
+const map = (item, name) => item?.[name]?.M ?? null;
 
 // --- reads -------------------------------------------------------------------------------
 
@@ -102,13 +113,13 @@ function queryLoader(nowSeconds) {
   return new DataLoader(
     (queries) =>
       Promise.all(
-        queries.map(async ({ pk, prefix, newestFirst, limit }) => {
+        queries.map(async ({ table = TABLES.pave, pk, prefix, newestFirst, limit }) => {
           const kept = [];
           let start;
           do {
             const answer = await dynamodb.send(
               new QueryCommand({
-                TableName: TABLES.pave,
+                TableName: table,
                 KeyConditionExpression: prefix ? "PK = :pk AND begins_with(SK, :prefix)" : "PK = :pk",
                 ExpressionAttributeValues: { ":pk": { S: pk }, ...(prefix ? { ":prefix": { S: prefix } } : {}) },
                 ScanIndexForward: !newestFirst,
@@ -146,16 +157,47 @@ const typeDefs = `#graphql
   type User {
     id: ID!
     payday: PaydayPrediction
+    incomeVerification: IncomeVerification
     savingsMonths(months: Int = 3): [SavingsMonth!]
     alert: BalanceAlert
-    lowBalanceAlert: Decimal
     recurringExpenses: [RecurringExpense!]
+    rituals: [Ritual!]
+    cashAdvanceScores(limit: Int = 10): [CashAdvanceScore!]
+    incomeDetectionRuns(limit: Int = 10): [IncomeDetectionRun!]
+    income: Income
+    latestMine: Mine
+    paveLabel: PaveLabel
+    lastPages: [LastPage!]
+    lowBalanceAlert: Decimal
   }
-  type PaydayPrediction { predictionDate: Date nextDate: Date frequency: String source: String }
+  type AlgorithmPrediction { payday: Date frequency: String instantCollectionDate: Date standardCollectionDate: Date extendedCollectionDate: Date }
+  type PaydayPrediction {
+    predictionDate: Date detectionUsed: String nextDate: Date source: String frequency: String
+    loanId: String createdDate: DateTime pave: AlgorithmPrediction fm: AlgorithmPrediction v2: AlgorithmPrediction
+  }
+  type IncomeVerification {
+    txnName: String txnId: String amountInCents: Int payFrequency: String institutionId: String
+    verificationStatus: String isValid: Boolean lastUpdated: DateTime notes: [String!]! verificationSource: String
+  }
   type SavingsMonth { month: String! totalAvailable: Decimal accounts: [AccountBalance!] updatedDate: DateTime }
   type AccountBalance { accountId: String subtype: String amount: Decimal }
-  type BalanceAlert { alertSent: Boolean balanceSetting: Decimal cooldownUntil: DateTime }
-  type RecurringExpense { merchantName: String amount: Decimal dueDate: Date category: String }
+  type BalanceAlert {
+    alertSent: Boolean updatedDate: DateTime balanceSetting: Decimal availableBalance: Decimal
+    currentBalance: Decimal cooldownUntil: DateTime
+  }
+  type RecurringExpense { lastMine: DateTime merchantUuid: String merchantName: String frequency: String amount: Decimal dueDate: Date category: String }
+  type Ritual { lastMine: DateTime merchantId: String merchantName: String frequency: String amount: Decimal dueDate: Date category: String }
+  type CashAdvanceScore { score: Decimal modelVersion: String scoredAt: DateTime }
+  type Transaction { transactionId: String name: String amount: Decimal date: Date }
+  type MethodResult { method: String! transactions: [Transaction!]! }
+  type IncomeDetectionRun {
+    runDate: DateTime methodResults: [MethodResult!]! mlEnabled: Boolean mlResultsUsed: Boolean
+    mlPredictionId: String mlPredictions: [String!]! mlProbabilities: [Decimal!]!
+  }
+  type Income { source: String amount: Decimal frequency: String nextDate: Date updatedDate: DateTime }
+  type Mine { minedAt: DateTime recurringCount: Int ritualCount: Int }
+  type PaveLabel { label: String updatedDate: DateTime }
+  type LastPage { paveRequestId: String page: Int updatedDate: DateTime }
 `;
 
 const passThrough = (name) => new GraphQLScalarType({ name, serialize: (v) => v });
@@ -174,12 +216,104 @@ const resolvers = {
     payday: async ({ id }, _, { points, today }) => {
       const item = await points.load({ table: TABLES.pave, key: { PK: { S: `PAYDAY#${id}` }, SK: { S: "PREDICTION" } } });
       if (!item || str(item, "prediction_date") !== today) return null;
+      const prediction = (name) => {
+        const m = map(item, name);
+        return m && {
+          payday: str(m, "payday"),
+          frequency: str(m, "frequency"),
+          instantCollectionDate: str(m, "instant_collection_date"),
+          standardCollectionDate: str(m, "standard_collection_date"),
+          extendedCollectionDate: str(m, "extended_collection_date"),
+        };
+      };
       return {
         predictionDate: str(item, "prediction_date"),
+        detectionUsed: str(item, "detection_used"),
         nextDate: str(item, "next_date"),
-        frequency: str(item, "frequency"),
         source: str(item, "source"),
+        frequency: str(item, "frequency"),
+        loanId: str(item, "loan_id"),
+        createdDate: instant(item, "created_date"),
+        pave: prediction("pave"),
+        fm: prediction("fm"),
+        v2: prediction("v2"),
       };
+    },
+    incomeVerification: async ({ id }, _, { points }) => {
+      const item = await points.load({ table: TABLES.pave, key: { PK: { S: `USERS#${id}` }, SK: { S: "VERIFICATION" } } });
+      return item && {
+        txnName: str(item, "txn_name"),
+        txnId: str(item, "txn_id"),
+        amountInCents: integer(item, "amount_in_cents"),
+        payFrequency: str(item, "pay_frequency"),
+        institutionId: str(item, "institution_id"),
+        verificationStatus: str(item, "verification_status"),
+        isValid: bool(item, "is_valid"),
+        lastUpdated: instant(item, "last_updated"),
+        notes: texts(item, "notes"),
+        verificationSource: str(item, "verification_source"),
+      };
+    },
+    income: async ({ id }, _, { points }) => {
+      const item = await points.load({ table: TABLES.pave, key: { PK: { S: `USERS#${id}` }, SK: { S: `INCOME#${id}` } } });
+      return item && {
+        source: str(item, "source"),
+        amount: decimal(num(item, "amount")),
+        frequency: str(item, "frequency"),
+        nextDate: str(item, "next_date"),
+        updatedDate: instant(item, "updated_date"),
+      };
+    },
+    paveLabel: async ({ id }, _, { points }) => {
+      const item = await points.load({ table: TABLES.pave, key: { PK: { S: `LABEL#${id}` }, SK: { S: "PAVE#REFRESH_INSIGHTS" } } });
+      return item && { label: str(item, "label"), updatedDate: instant(item, "updated_date") };
+    },
+    lastPages: async ({ id }, _, { queries }) => {
+      const items = await queries.load({ pk: `USERS#${id}`, prefix: "LAST_PAGE#REQUEST_ID#", newestFirst: false, limit: 0 });
+      return items.map((item) => ({
+        paveRequestId: str(item, "pave_request_id") || item.SK.S.slice("LAST_PAGE#REQUEST_ID#".length),
+        page: integer(item, "page"),
+        updatedDate: instant(item, "updated_date"),
+      }));
+    },
+    latestMine: async ({ id }, _, { queries }) => {
+      const [item] = await queries.load({ pk: `MINE#${id}`, prefix: "TIME#", newestFirst: true, limit: 1 });
+      return item && {
+        minedAt: formatInstant(parseInstant(item.SK.S.slice("TIME#".length))),
+        recurringCount: integer(item, "recurring_count"),
+        ritualCount: integer(item, "ritual_count"),
+      };
+    },
+    cashAdvanceScores: async ({ id }, { limit }, { queries }) => {
+      const items = await queries.load({ pk: `USERS#${id}`, prefix: "CASH_ADVANCE_SCORE#", newestFirst: true, limit });
+      return items.map((item) => ({
+        score: decimal(num(item, "score")),
+        modelVersion: str(item, "model_version"),
+        scoredAt: formatInstant(parseInstant(item.SK.S.slice("CASH_ADVANCE_SCORE#".length))),
+      }));
+    },
+    incomeDetectionRuns: async ({ id }, { limit }, { queries }) => {
+      const items = await queries.load({ table: TABLES.incomeDetection, pk: `INCOME_DETECTION#${id}`, prefix: "", newestFirst: true, limit });
+      return items.map((item) => ({
+        runDate: instant(item, "run_date") ?? formatInstant(parseInstant(item.SK.S)),
+        methodResults: Object.keys(item)
+          .sort()
+          .filter((name) => /^method_.+_results$/.test(name))
+          .map((name) => ({
+            method: name.slice("method_".length, -"_results".length),
+            transactions: (item[name].L ?? []).map(({ M }) => ({
+              transactionId: str(M, "transaction_id"),
+              name: str(M, "name"),
+              amount: decimal(num(M, "amount")),
+              date: str(M, "date"),
+            })),
+          })),
+        mlEnabled: bool(item, "ml_enabled"),
+        mlResultsUsed: bool(item, "ml_results_used"),
+        mlPredictionId: str(item, "ml_prediction_id"),
+        mlPredictions: texts(item, "ml_predictions"),
+        mlProbabilities: (item.ml_probabilities?.L ?? []).map((v) => decimal(v.N)),
+      }));
     },
     savingsMonths: async ({ id }, { months }, { points, now }) => {
       const wanted = monthsBack(now, months);
@@ -213,38 +347,53 @@ const resolvers = {
         const [seconds, micros] = parseInstant(updated);
         cooldownUntil = formatInstant([seconds + COOLDOWN_SECONDS, micros]);
       }
-      return { alertSent: bool(item, "alert_sent"), balanceSetting: decimal(num(item, "balance_setting")), cooldownUntil };
+      return {
+        alertSent: bool(item, "alert_sent"),
+        updatedDate: updated ? formatInstant(parseInstant(updated)) : null,
+        balanceSetting: decimal(num(item, "balance_setting")),
+        availableBalance: decimal(num(item, "available_balance")),
+        currentBalance: decimal(num(item, "current_balance")),
+        cooldownUntil,
+      };
     },
     lowBalanceAlert: async ({ id }, _, { points }) => {
       const item = await points.load({ table: TABLES.balanceSettings, key: { user_id: { S: id } } });
       return item ? decimal(num(item, "low_balance_alert")) : null;
     },
-    recurringExpenses: async ({ id }, _, { queries }) => {
-      const [mines, expenses] = await Promise.all([
-        queries.load({ pk: `MINE#${id}`, prefix: "TIME#", newestFirst: true, limit: 1 }),
-        queries.load({ pk: `USERS#${id}`, prefix: "RECURRING#", newestFirst: false, limit: 0 }),
-      ]);
-      if (mines.length === 0) return [];
-      const latest = parseInstant(mines[0].SK.S.slice("TIME#".length));
-      const current = expenses.filter((item) => {
-        const mine = str(item, "last_mine");
-        return mine && sameInstant(parseInstant(mine), latest);
-      });
-      const rows = current.map((item) => ({
-        merchantName: str(item, "merchant_name"),
-        amount: decimal(num(item, "amount")),
-        dueDate: str(item, "due_date"),
-        category: str(item, "category"),
-      }));
-      // By due date (none last), then merchant name; ties keep the table's order.
-      const sortDate = (row) => row.dueDate ?? "9999-12-31";
-      return rows.sort((a, b) =>
-        sortDate(a) < sortDate(b) ? -1 : sortDate(a) > sortDate(b) ? 1 :
-        (a.merchantName ?? "") < (b.merchantName ?? "") ? -1 : (a.merchantName ?? "") > (b.merchantName ?? "") ? 1 : 0,
-      );
-    },
+    recurringExpenses: ({ id }, _, { queries }) =>
+      latestExpenses(queries, id, "RECURRING#", "merchantUuid", "merchant_uuid"),
+    rituals: ({ id }, _, { queries }) => latestExpenses(queries, id, "RITUAL#", "merchantId", "merchant_id"),
   },
 };
+
+// The expenses of the user's latest mine (none without a mine), by due date (none last),
+// then merchant name; ties keep the table's order.
+async function latestExpenses(queries, id, prefix, merchantField, merchantAttribute) {
+  const [mines, expenses] = await Promise.all([
+    queries.load({ pk: `MINE#${id}`, prefix: "TIME#", newestFirst: true, limit: 1 }),
+    queries.load({ pk: `USERS#${id}`, prefix, newestFirst: false, limit: 0 }),
+  ]);
+  if (mines.length === 0) return [];
+  const latest = parseInstant(mines[0].SK.S.slice("TIME#".length));
+  const rows = expenses
+    .filter((item) => {
+      const mine = str(item, "last_mine");
+      return mine && sameInstant(parseInstant(mine), latest);
+    })
+    .map((item) => ({
+      lastMine: instant(item, "last_mine"),
+      [merchantField]: str(item, merchantAttribute),
+      merchantName: str(item, "merchant_name"),
+      frequency: str(item, "frequency"),
+      amount: decimal(num(item, "amount")),
+      dueDate: str(item, "due_date"),
+      category: str(item, "category"),
+    }));
+  const due = (row) => row.dueDate ?? "9999-12-31";
+  const name = (row) => row.merchantName ?? "";
+  const order = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+  return rows.sort((a, b) => order(due(a), due(b)) || order(name(a), name(b)));
+}
 
 function subjectOf(authorization) {
   const token = (authorization ?? "").replace(/^Bearer\s+/i, "");
