@@ -25,7 +25,7 @@ from typing import Any
 
 import aioboto3
 
-from loaders import keys
+from loaders import entities as e
 from loaders.dynamodb import BOTOCORE, LEAN, Dynamo
 from loaders.tables import TableNames
 from loaders.wire.client import OPERATIONS, TARGET_PREFIX, encode
@@ -73,18 +73,18 @@ class PathCost:
 def _params(dynamo: Dynamo, user_id: str) -> list[tuple[str, dict[str, Any]]]:
     """The three calls' operations and parameters."""
     names = dynamo.tables
-    point = keys.payday(user_id)
+    point = e.PAYDAY.key(user_id=user_id)
     batch = [
-        keys.payday(user_id),
-        keys.pave_label(user_id),
-        keys.balance_settings(user_id),
-        keys.alert(user_id),
-        keys.income(user_id),
+        e.PAYDAY.key(user_id=user_id),
+        e.PAVE_LABEL.key(user_id=user_id),
+        e.BALANCE_SETTINGS.key(user_id=user_id),
+        e.ALERT.key(user_id=user_id),
+        e.INCOME.key(user_id=user_id),
     ]
     request: dict[str, Any] = {}
     for key in batch:
         request.setdefault(names.name(key.table), {"Keys": []})["Keys"].append(key.attributes())
-    recurring = keys.recurring_query(user_id)
+    recurring = e.RECURRING_EXPENSE.query(user_id=user_id)
     partition, sort = recurring.table.key_names
     query = {
         "TableName": names.name(recurring.table),

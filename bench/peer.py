@@ -31,7 +31,7 @@ from bench.run import SECRET, USERS, USERS_QUERY, common_env, prepare, table_nam
 from bench.throughput import Endpoint, step
 from gateway.auth.tokens import mint_token
 from gateway.cli.examples import FRONTEND_QUERY
-from loaders import keys
+from loaders import entities as e
 from loaders.codec import format_instant, months_back
 from loaders.dynamodb import Dynamo
 from loaders.tables import Table
@@ -66,7 +66,9 @@ def peer(port: int, dynalite_url: str) -> Iterator[subprocess.Popen[bytes]]:
 
 
 def _expense(user_id: str, mine: str, n: int, name: str, amount: str, due: str) -> dict[str, Any]:
-    key = keys.recurring(user_id, mine, f"m-{n}", "monthly", amount)
+    key = e.RECURRING_EXPENSE.key(
+        user_id=user_id, last_mine=mine, merchant=f"m-{n}", frequency="monthly", amount=amount
+    )
     return {
         "PK": key.pk,
         "SK": key.sk,
@@ -87,7 +89,7 @@ def edge_items(now: datetime) -> list[tuple[Table, dict[str, Any]]]:
     epoch = int(now.timestamp())
     mine = format_instant(now - timedelta(hours=2))
     items: list[tuple[Table, dict[str, Any]]] = []
-    payday = keys.payday("edge-yesterday")
+    payday = e.PAYDAY.key(user_id="edge-yesterday")
     items.append(
         (
             Table.PAVE,
@@ -102,10 +104,10 @@ def edge_items(now: datetime) -> list[tuple[Table, dict[str, Any]]]:
         )
     )
     for user_id in ("edge-expired", "edge-ties", "edge-decimals"):
-        at = keys.mine(user_id, now - timedelta(hours=2))
+        at = e.MINE.key(user_id=user_id, mined_at=now - timedelta(hours=2))
         items.append((Table.PAVE, {"PK": at.pk, "SK": at.sk, "mined_at": mine}))
     month = months_back(today, 1)[0]
-    expired = keys.savings_month("edge-expired", month)
+    expired = e.SAVINGS_MONTH.key(user_id="edge-expired", month=month)
     items.append(
         (
             Table.PAVE,
@@ -135,7 +137,7 @@ def edge_items(now: datetime) -> list[tuple[Table, dict[str, Any]]]:
         items.append(
             (Table.PAVE, _expense("edge-decimals", mine, n, f"D{n}", amount, "2026-12-09"))
         )
-    alert = keys.alert("edge-decimals")
+    alert = e.ALERT.key(user_id="edge-decimals")
     items.append(
         (
             Table.PAVE,
@@ -148,7 +150,7 @@ def edge_items(now: datetime) -> list[tuple[Table, dict[str, Any]]]:
             },
         )
     )
-    settings = keys.balance_settings("edge-decimals")
+    settings = e.BALANCE_SETTINGS.key(user_id="edge-decimals")
     items.append((Table.BALANCE_SETTINGS, {"user_id": settings.pk, "low_balance_alert": None}))
     return items
 

@@ -20,7 +20,7 @@ from botocore.credentials import Credentials
 from gateway.configuration.fields import SettingsError
 from gateway.configuration.parsers import call_path_choice
 from gateway.settings import Settings
-from loaders import keys
+from loaders import entities as e
 from loaders.backoff import Backoff
 from loaders.dynamodb import BOTOCORE, LEAN, Dynamo, DynamoDBFailure
 from loaders.errors import DynamoDBUnavailable
@@ -76,9 +76,9 @@ async def stub() -> AsyncIterator[Captured]:
 
 def read_calls(tables: TableNames) -> list[tuple[str, dict[str, Any]]]:
     """Every shape of read call the read path sends (loaders/dynamodb.py)."""
-    recurring = keys.recurring_query(USER)
+    recurring = e.RECURRING_EXPENSE.query(user_id=USER)
     partition, sort = recurring.table.key_names
-    point = keys.payday(USER)
+    point = e.PAYDAY.key(user_id=USER)
     return [
         ("get_item", {"TableName": tables.name(point.table), "Key": point.attributes()}),
         (
@@ -90,7 +90,7 @@ def read_calls(tables: TableNames) -> list[tuple[str, dict[str, Any]]]:
             {
                 "RequestItems": {
                     tables.name(key.table): {"Keys": [key.attributes()], "ConsistentRead": True}
-                    for key in (keys.payday(USER), keys.alert(USER))
+                    for key in (e.PAYDAY.key(user_id=USER), e.ALERT.key(user_id=USER))
                 },
                 "ReturnConsumedCapacity": "TOTAL",
             },
