@@ -49,7 +49,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("parsing", ("parsers.py", "wire_parser.py", "orjson", "loads", "awsrequest.py")),
     ("asyncio's loop", ("asyncio/", "selectors.py", "epoll")),
     ("Dynamo.call and the call log", ("loaders/dynamodb.py", "loaders/call_log.py")),
-    ("the rest of botocore", ("botocore/", "aiobotocore/", "wire/")),
+    ("the rest of the client", ("botocore/", "aiobotocore/", "wire/")),
 )
 
 
