@@ -33,6 +33,7 @@ from botocore.exceptions import ClientError
 from loaders.backoff import Backoff
 from loaders.wire.retries import RetryQuota, is_retryable, transport_error
 from loaders.wire.signer import Signer, SigningCredentials, host_of
+from loaders.wire.spans import CallSpan, call_span
 from loaders.wire_parser import BLOB_MARKS, attribute_value
 
 __all__ = ["OPERATIONS", "LeanClient"]
@@ -140,8 +141,11 @@ class LeanClient:
             model=self._client.meta.service_model.operation_model(name),
             context={},
         )
+        with call_span(name, self.signer.region) as span:
+            return await self._send(name, encode(params), attempts, span)
+
+    async def _send(self, name: str, body: bytes, attempts: list[int], span: CallSpan) -> Any:
         target = TARGET_PREFIX + name
-        body = encode(params)
         attempt = 0
         taken = 0
         while True:
@@ -154,6 +158,7 @@ class LeanClient:
                 code: str | None = None
                 status = 0
             else:
+                span.answered(status, headers.get("x-amzn-RequestId", ""), attempt - 1)
                 if status == 200:
                     self._quota.release(taken)
                     return self._parsed(raw, headers, attempt)
