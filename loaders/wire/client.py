@@ -59,6 +59,20 @@ def encode(params: Mapping[str, Any]) -> bytes:
     return orjson.dumps(params, default=_blob_out)
 
 
+def check_attribute_values(params: Mapping[str, Any]) -> None:
+    """Raise AttributeError, as botocore's serialiser does, when a key or expression value is
+    not in DynamoDB's wire form (`{"S": ...}`): such a call is never sent, and `Dynamo.call`
+    names the parameter with botocore's own validator."""
+    maps = [params.get("Key"), params.get("ExclusiveStartKey")]
+    maps.append(params.get("ExpressionAttributeValues"))
+    for table in (params.get("RequestItems") or {}).values():
+        maps += table.get("Keys", [])
+    for attributes in maps:
+        for value in (attributes or {}).values():
+            if not isinstance(value, dict):
+                raise AttributeError(f"an attribute value must be a map, not {value!r}")
+
+
 def max_attempts_of(config: Any) -> int:
     """Total attempts from a botocore Config's `retries`, as botocore reads it."""
     retries: Mapping[str, Any] = getattr(config, "retries", None) or {}
@@ -133,6 +147,7 @@ class LeanClient:
         """One operation, retried as botocore's standard mode retries it; `attempts[0]` is
         counted up once an attempt (as botocore's request-created event counts them)."""
         name = OPERATIONS[operation]
+        check_attribute_values(params)
         # botocore's first event, which observers of the client hook (call counters, tests
         # that hold a call): emitted as botocore emits it, the parameters as given.
         await self._events.emit(
