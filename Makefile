@@ -64,6 +64,13 @@ $(WS_CLIENTS): tests/ws_clients/package-lock.json
 	npm ci --prefix tests/ws_clients --no-audit --no-fund --loglevel=error
 	touch $(WS_CLIENTS)
 
+# The bench's Node peer (bench/peers/apollo: Apollo Server, DataLoader, the AWS SDK v3), which
+# `python -m bench peer` and tests/bench/test_peer.py run, at its package-lock.json's versions.
+APOLLO_PEER := bench/peers/apollo/node_modules/.package-lock.json
+$(APOLLO_PEER): bench/peers/apollo/package-lock.json
+	npm ci --prefix bench/peers/apollo --no-audit --no-fund --loglevel=error
+	touch $(APOLLO_PEER)
+
 # schema.graphql is the printed SDL; a test fails until it is regenerated after a schema change.
 schema: $(STAMP)
 	$(BIN)/insight-gateway schema > schema.graphql
@@ -95,13 +102,15 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-pytest: $(STAMP) graphiql-assets $(DYNALITE) $(FEDERATION) $(CLIENTS) $(WS_CLIENTS)
+pytest: $(STAMP) graphiql-assets $(DYNALITE) $(FEDERATION) $(CLIENTS) $(WS_CLIENTS) $(APOLLO_PEER)
 	$(BIN)/pytest
 
 # The performance benchmark (bench/): dynalite from npm, the gateway under uvicorn, one table;
-# then the mutations' rows over moto's server (`python -m bench writes` runs them alone).
-bench: $(STAMP) $(DYNALITE)
+# then the mutations' rows over moto's server (`python -m bench writes` runs them alone), and
+# the gateway beside the Node peer (`python -m bench peer`).
+bench: $(STAMP) $(DYNALITE) $(APOLLO_PEER)
 	$(BIN)/python -m bench
+	$(BIN)/python -m bench peer
 
 # The load test on the production topology (bench/load): Debian's nginx with deploy/nginx.conf
 # in front of two replicas over dynalite, an open-loop mix with a rolling restart, then 10% of

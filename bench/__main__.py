@@ -6,6 +6,10 @@ if sys.argv[1:] == ["cache"]:
     from bench.cache_rows import main
 elif sys.argv[1:] == ["writes"]:
     from bench.writes import main
+elif sys.argv[1:] == ["calls"]:
+    from bench.call_cost import main
+elif sys.argv[1:] == ["peer"]:
+    from bench.peer import main
 elif sys.argv[1:] == ["hostile"]:
     from bench.hostile import main
 else:

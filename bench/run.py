@@ -22,6 +22,7 @@ import aioboto3
 import aiohttp
 
 from bench import processes
+from bench.call_cost import call_costs
 from bench.direct import COLLECTION, PREFIX, read_users
 from bench.frontend import frontend_throughput, replayer_stats
 from bench.poster import poster
@@ -290,8 +291,7 @@ async def profile(endpoint: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """`python -m bench` runs everything; `python -m bench throughput` only the frontend
-    query's throughput (a minute and a half); `python -m bench cache`: bench/cache_rows.py."""
+    """`python -m bench`: everything; `... throughput`: the frontend's throughput alone."""
     only_throughput = (sys.argv[1:] if argv is None else argv) == ["throughput"]
     os.environ.setdefault("AWS_ACCESS_KEY_ID", "bench")
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "bench")
@@ -377,7 +377,8 @@ def run(dynalite_port: int, dynalite_pid: int, only_throughput: bool = False) ->
             )
         )
         print("  measured throughput", file=sys.stderr)
-        frontend_profile = asyncio.run(profile_frontend(replayer_url))
+        frontend_profile = asyncio.run(call_costs(dynalite_url, table_names(), USERS[0]))
+        frontend_profile += asyncio.run(profile_frontend(replayer_url))
     if only_throughput:
         print_throughput(throughput, replay_cost)
         print_targets(throughput_targets(throughput))

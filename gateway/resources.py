@@ -100,6 +100,7 @@ async def open_dynamo(settings: ServiceSettings) -> AsyncIterator[Dynamo]:
             settings.tables,
             max_concurrency=settings.max_pool_connections,
             unprocessed_deadline=settings.dynamodb_unprocessed_deadline_seconds,
+            call_path=settings.dynamodb_call_path,
         )
 
 

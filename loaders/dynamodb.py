@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 from botocore.exceptions import BotoCoreError, ClientError
 
+from loaders.attempts import ATTEMPTS_PARAM, count_attempt, take_attempts
 from loaders.backoff import Backoff
 from loaders.call_events import AbandonedBatch as AbandonedBatch
 from loaders.call_events import AbandonObserver as AbandonObserver
 from loaders.call_events import CallObserver as CallObserver
 from loaders.call_events import FinishedCall as FinishedCall
-from loaders.codec import Item, from_wire, to_wire, value_to_wire
+from loaders.codec import Item, from_wire, to_wire
 from loaders.dynamodb_errors import ConditionFailed as ConditionFailed
 from loaders.dynamodb_errors import DynamoDBFailure as DynamoDBFailure
 from loaders.dynamodb_errors import TransactionCanceled as TransactionCanceled
@@ -32,13 +33,25 @@ from loaders.keys import ItemKey, QueryKey
 from loaders.parameters import invalid_parameters
 from loaders.request_scope import RequestScope
 from loaders.tables import Table, TableNames
+from loaders.wire.client import OPERATIONS as LEAN_OPERATIONS
+from loaders.wire.client import LeanClient
+from loaders.write_params import written
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
 
+#: The call paths (`INSIGHT_DYNAMODB_CALL_PATH`): the read operations sent by the lean
+#: client (loaders/wire/), or every call through botocore.
+LEAN = "lean"
+BOTOCORE = "botocore"
+CALL_PATHS = (LEAN, BOTOCORE)
+
 __all__ = [
     "BATCH_GET_LIMIT",
     "BATCH_WRITE_LIMIT",
+    "BOTOCORE",
+    "CALL_PATHS",
+    "LEAN",
     "AbandonObserver",
     "AbandonedBatch",
     "BatchGot",
@@ -48,31 +61,11 @@ __all__ = [
     "DynamoDBFailure",
     "FinishedCall",
     "TransactionCanceled",
-    "written",
 ]
 
 #: BatchGetItem takes at most 100 keys a call, BatchWriteItem 25 items.
 BATCH_GET_LIMIT = 100
 BATCH_WRITE_LIMIT = 25
-
-# The HTTP attempts botocore makes for one call (retries included): `Dynamo.call` hands a
-# counter to botocore in this parameter, which `_take_attempts` moves into the call's own
-# request context first thing (`provide-client-params`, before any other handler sees the
-# parameters), and `_count_attempt` counts each request botocore creates for that context.
-_ATTEMPTS_PARAM = "_GatewayAttempts"
-_ATTEMPTS_CONTEXT = "gateway_attempts"
-
-
-def _take_attempts(params: dict[str, Any], context: dict[str, Any], **_: Any) -> None:
-    counter = params.pop(_ATTEMPTS_PARAM, None)
-    if counter is not None:
-        context[_ATTEMPTS_CONTEXT] = counter
-
-
-def _count_attempt(request: Any, **_: Any) -> None:
-    counter = request.context.get(_ATTEMPTS_CONTEXT)
-    if counter is not None:
-        counter[0] += 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,36 +76,15 @@ class BatchGot:
     failed: dict[ItemKey, DynamoDBUnavailable]
 
 
-def written(
-    table_name: str,
-    target: str,
-    item: Mapping[str, Any],
-    condition: str | None = None,
-    names: Mapping[str, str] | None = None,
-    values: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The wire parameters of a write: `item` (python values) as its `target` ("Item" for a
-    Put, "Key" for a ConditionCheck), with its condition, for PutItem and for a
-    TransactWriteItems entry alike."""
-    params: dict[str, Any] = {"TableName": table_name, target: to_wire(item)}
-    if condition is not None:
-        params["ConditionExpression"] = condition
-    if names:
-        params["ExpressionAttributeNames"] = dict(names)
-    if values:
-        params["ExpressionAttributeValues"] = {
-            name: value_to_wire(value) for name, value in values.items()
-        }
-    return params
-
-
 class Dynamo:
     """The process-wide DynamoDB door, over one aioboto3 client opened in the lifespan;
     `bound(scope)` is the same door for one request.
 
     `max_concurrency` caps calls in flight to match the client's connection pool, so a wide
     request waits here, in order, instead of inside botocore's pool; by default it is that
-    pool's size.
+    pool's size. `call_path`: `LEAN` sends GetItem, BatchGetItem and Query through
+    `loaders.wire` (on this client's credentials, endpoint, pool and retries), `BOTOCORE`
+    sends them through the client like every other call.
     """
 
     def __init__(
@@ -125,6 +97,7 @@ class Dynamo:
         backoff_base: float = 0.025,
         backoff_cap: float = 1.0,
         query_page_size: int | None = None,
+        call_path: str = LEAN,
     ) -> None:
         self.client = client
         self.tables = tables
@@ -136,10 +109,10 @@ class Dynamo:
         #: The request this door is bound to (`bound`); None: the process's own calls.
         self.scope: RequestScope | None = None
         client.meta.events.register(
-            "provide-client-params.dynamodb", _take_attempts, unique_id="gateway-dynamo-take"
+            "provide-client-params.dynamodb", take_attempts, unique_id="gateway-dynamo-take"
         )
         client.meta.events.register(
-            "request-created.dynamodb", _count_attempt, unique_id="gateway-dynamo-attempts"
+            "request-created.dynamodb", count_attempt, unique_id="gateway-dynamo-attempts"
         )
         self._table_of_name = {name: table for table, name in tables.all().items()}
         if max_concurrency is None:
@@ -152,6 +125,11 @@ class Dynamo:
         self._unprocessed_backoff = Backoff(backoff_base, backoff_cap)
         # None: DynamoDB's own 1 MB pages.
         self._query_page_size = query_page_size
+        if call_path not in CALL_PATHS:
+            raise ValueError(f"call_path: one of {CALL_PATHS}, not {call_path!r}")
+        # A wrapper around a client (some tests slow one down) keeps the botocore path.
+        lean = call_path == LEAN and LeanClient.serves(client)
+        self._lean = LeanClient(client, self._unprocessed_backoff) if lean else None
 
     def bound(self, scope: RequestScope) -> Dynamo:
         """This door for one request: the same client, in-flight cap and observers, its
@@ -174,7 +152,6 @@ class Dynamo:
         The wait for a slot and the call (botocore's retries included) both count against
         the bound request's deadline (`RequestScope.deadline`); past it the call is
         abandoned."""
-        method: Callable[..., Any] = getattr(self.client, operation)
         scope = self.scope
         log = None if scope is None else scope.calls
         logged = log.issue(operation) if log is not None else None
@@ -184,7 +161,7 @@ class Dynamo:
         failure: BaseException | None = None
         try:
             async with asyncio.timeout_at(None if scope is None else scope.deadline), self._slots:
-                response = await method(**params, **{_ATTEMPTS_PARAM: attempts})
+                response = await self._send(operation, params, attempts)
             return response
         except ClientError as error:
             failure = classify(operation, error)
@@ -213,6 +190,13 @@ class Dynamo:
             )
             for observer in self.observers:
                 observer(record)
+
+    async def _send(self, operation: str, params: dict[str, Any], attempts: list[int]) -> Any:
+        """The one dispatch point: the lean client's operations through it, the rest (and
+        everything on the botocore path) through the aioboto3 client."""
+        if self._lean is not None and operation in LEAN_OPERATIONS:
+            return await self._lean.send(operation, params, attempts)
+        return await getattr(self.client, operation)(**params, **{ATTEMPTS_PARAM: attempts})
 
     # --- reads ------------------------------------------------------------------------
 

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from loaders.codec import Item
-from loaders.dynamodb import ConditionFailed, Dynamo, TransactionCanceled, written
+from loaders.dynamodb import ConditionFailed, Dynamo, TransactionCanceled
 from loaders.tables import Table
+from loaders.write_params import written
 
 __all__ = ["MAX_TRANSACTION_ITEMS", "Staged", "T", "WriteConflict", "Writes", "commit"]
 

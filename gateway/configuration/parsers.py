@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from gateway.configuration.fields import SettingsError
+from loaders.dynamodb import CALL_PATHS
 
 # scheme://host[:port], nothing after: what a browser sends in `Origin`.
 _ORIGIN = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?")
@@ -53,4 +54,11 @@ def log_format_choice(name: str, raw: str) -> str:
     """`auto`, `json` or `console`, in any case"""
     if raw.lower() not in LOG_FORMATS:
         raise SettingsError(f"{name} must be {', '.join(LOG_FORMATS)}, not {raw!r}")
+    return raw.lower()
+
+
+def call_path_choice(name: str, raw: str) -> str:
+    """`lean` or `botocore`, in any case"""
+    if raw.lower() not in CALL_PATHS:
+        raise SettingsError(f"{name} must be {', '.join(CALL_PATHS)}, not {raw!r}")
     return raw.lower()

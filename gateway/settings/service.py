@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gateway.configuration import setting, setting_group
-from gateway.configuration.parsers import log_format_choice
+from gateway.configuration.parsers import call_path_choice, log_format_choice
 from loaders.tables import TableNames
 
 
@@ -89,6 +89,16 @@ class ServiceSettings:
         "read timeout of one attempt",
         minimum=0.01,
         maximum=60,
+    )
+    # loaders/wire/: GetItem, BatchGetItem and Query without botocore's pipeline, on the
+    # same client's credentials, endpoint, pool, timeouts and attempts (docs/performance.md).
+    dynamodb_call_path: str = setting(
+        "INSIGHT_DYNAMODB_CALL_PATH",
+        "lean",
+        "how the read calls (GetItem, BatchGetItem, Query) are sent: `lean` (signed and "
+        "sent over the client's own connection pool, a fraction of botocore's CPU) or "
+        "`botocore` (through aioboto3, as every other call is)",
+        parse=call_path_choice,
     )
     dynamodb_unprocessed_deadline_seconds: float = setting(
         "INSIGHT_DYNAMODB_UNPROCESSED_DEADLINE_SECONDS",

@@ -1,0 +1,232 @@
+"""`LeanClient`: DynamoDB's read calls (GetItem, BatchGetItem, Query) without botocore's
+request pipeline, on everything the botocore client already has.
+
+The process's aioboto3 client stays the one configuration: its credentials (frozen, and
+refreshed by botocore when they expire), endpoint, region, user agent, connection pool and
+timeouts (its own aiohttp session is reused, so both paths share one pool), and its retry
+budget (the same total attempts). What is left out is what costs the CPU: the operation
+model walk that serialises and parses, a dozen event hooks a call, a signer that
+re-derives its key each call, and botocore's response object (loaders/wire/stages.py,
+docs/performance.md). The body is orjson; attribute values are handed over as they came
+(`loaders.wire_parser`, blobs decoded as botocore does).
+
+Errors keep their codes: an error answer is raised as botocore's own `ClientError` (the
+code from `__type`, the status, the request id), a network failure as botocore's exception
+for it, so `Dynamo.call` classifies them as it always has. Retries follow botocore's
+standard mode (the same retryable codes, statuses and network errors, the same retry
+quota); the pause is `loaders.backoff.Backoff`'s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+import aiohttp
+import orjson
+from aiobotocore.client import AioBaseClient
+from botocore.exceptions import ClientError
+
+from loaders.backoff import Backoff
+from loaders.wire.retries import RetryQuota, is_retryable, transport_error
+from loaders.wire.signer import Signer, SigningCredentials, host_of
+from loaders.wire.spans import CallSpan, call_span
+from loaders.wire_parser import BLOB_MARKS, attribute_value
+
+__all__ = ["OPERATIONS", "LeanClient"]
+
+TARGET_PREFIX = "DynamoDB_20120810."
+#: The operations the lean path sends (client method name -> DynamoDB's name).
+OPERATIONS = {"get_item": "GetItem", "batch_get_item": "BatchGetItem", "query": "Query"}
+#: botocore's standard mode when the config names no attempts.
+DEFAULT_MAX_ATTEMPTS = 3
+
+Clock = Callable[[], datetime]
+
+
+def _blob_out(value: object) -> str:
+    # botocore sends a blob (bytes) base64-encoded; orjson asks for what it cannot write.
+    if isinstance(value, bytes | bytearray | memoryview):
+        return base64.b64encode(bytes(value)).decode()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def encode(params: Mapping[str, Any]) -> bytes:
+    """A request's JSON body: the parameters as they are (DynamoDB's JSON is the client's)."""
+    return orjson.dumps(params, default=_blob_out)
+
+
+def check_attribute_values(params: Mapping[str, Any]) -> None:
+    """Raise AttributeError, as botocore's serialiser does, when a key or expression value is
+    not in DynamoDB's wire form (`{"S": ...}`): such a call is never sent, and `Dynamo.call`
+    names the parameter with botocore's own validator."""
+    maps = [params.get("Key"), params.get("ExclusiveStartKey")]
+    maps.append(params.get("ExpressionAttributeValues"))
+    for table in (params.get("RequestItems") or {}).values():
+        maps += table.get("Keys", [])
+    for attributes in maps:
+        for value in (attributes or {}).values():
+            if not isinstance(value, dict):
+                raise AttributeError(f"an attribute value must be a map, not {value!r}")
+
+
+def max_attempts_of(config: Any) -> int:
+    """Total attempts from a botocore Config's `retries`, as botocore reads it."""
+    retries: Mapping[str, Any] = getattr(config, "retries", None) or {}
+    if "total_max_attempts" in retries:
+        return int(retries["total_max_attempts"])
+    if "max_attempts" in retries:
+        return int(retries["max_attempts"]) + 1
+    return DEFAULT_MAX_ATTEMPTS
+
+
+def _items_with_blobs(items: list[Any], blob: Callable[[str], bytes]) -> list[Any]:
+    return [{name: attribute_value(value, blob) for name, value in item.items()} for item in items]
+
+
+def decode_blobs(parsed: dict[str, Any]) -> None:
+    """Blobs (`B`, `BS`) in a read's items and keys decoded to bytes, as botocore does."""
+
+    def blob(text: str) -> bytes:
+        return base64.b64decode(text)
+
+    for field in ("Item", "LastEvaluatedKey"):
+        if isinstance(parsed.get(field), dict):
+            [parsed[field]] = _items_with_blobs([parsed[field]], blob)
+    if isinstance(parsed.get("Items"), list):
+        parsed["Items"] = _items_with_blobs(parsed["Items"], blob)
+    for table, items in (parsed.get("Responses") or {}).items():
+        parsed["Responses"][table] = _items_with_blobs(items, blob)
+    for request in (parsed.get("UnprocessedKeys") or {}).values():
+        request["Keys"] = _items_with_blobs(request["Keys"], blob)
+
+
+class LeanClient:
+    """Sends the read operations of `OPERATIONS` for one aiobotocore DynamoDB client."""
+
+    def __init__(self, client: Any, backoff: Backoff, *, clock: Clock | None = None):
+        self._client = client
+        self._backoff = backoff
+        self._clock: Clock = clock or (lambda: datetime.now(UTC))
+        self.endpoint_url: str = client.meta.endpoint_url
+        self.max_attempts = max_attempts_of(client.meta.config)
+        # botocore sets every option on its Config, but its stubs do not declare them.
+        agent: str | None = getattr(client.meta.config, "user_agent", None)
+        self.user_agent = agent or "insight-gateway"
+        self.signer = Signer(client.meta.region_name, host_of(self.endpoint_url))
+        self._quota = RetryQuota()
+        self._events: Any = client.meta.events
+        self._http: aiohttp.ClientSession | None = None
+
+    @staticmethod
+    def serves(client: object) -> bool:
+        """Whether `client` is an aiobotocore client itself (a wrapper around one, as some
+        tests use, keeps the botocore path and whatever the wrapper does)."""
+        return isinstance(client, AioBaseClient)
+
+    async def credentials(self) -> SigningCredentials:
+        """The client's credentials, frozen (botocore refreshes them when they expire)."""
+        source: Any = self._client._request_signer._credentials
+        frozen = await source.get_frozen_credentials()
+        return SigningCredentials(frozen.access_key, frozen.secret_key, frozen.token)
+
+    async def _session(self) -> aiohttp.ClientSession:
+        # The botocore client's own aiohttp session: its pool (max_pool_connections), its
+        # connect and read timeouts, its keep-alive, its TLS context; closed with it. Kept
+        # once fetched (aiobotocore's lookup costs more than a signature).
+        session = self._http
+        if session is None or session.closed:
+            http: Any = self._client._endpoint.http_session
+            session = self._http = await http._get_session(None)
+        return session
+
+    async def send(self, operation: str, params: Mapping[str, Any], attempts: list[int]) -> Any:
+        """One operation, retried as botocore's standard mode retries it; `attempts[0]` is
+        counted up once an attempt (as botocore's request-created event counts them)."""
+        name = OPERATIONS[operation]
+        check_attribute_values(params)
+        # botocore's first event, which observers of the client hook (call counters, tests
+        # that hold a call): emitted as botocore emits it, the parameters as given.
+        await self._events.emit(
+            f"before-parameter-build.dynamodb.{name}",
+            params=params,
+            model=self._client.meta.service_model.operation_model(name),
+            context={},
+        )
+        with call_span(name, self.signer.region) as span:
+            return await self._send(name, encode(params), attempts, span)
+
+    async def _send(self, name: str, body: bytes, attempts: list[int], span: CallSpan) -> Any:
+        target = TARGET_PREFIX + name
+        attempt = 0
+        taken = 0
+        while True:
+            attempt += 1
+            attempts[0] += 1
+            try:
+                status, headers, raw = await self._attempt(target, body)
+            except (aiohttp.ClientError, TimeoutError) as error:
+                failure: Exception = transport_error(error, self.endpoint_url)
+                code: str | None = None
+                status = 0
+            else:
+                span.answered(status, headers.get("x-amzn-RequestId", ""), attempt - 1)
+                if status == 200:
+                    self._quota.release(taken)
+                    return self._parsed(raw, headers, attempt)
+                error_answer = self._client_error(name, status, headers, raw, attempt)
+                failure, code = error_answer, error_answer.response["Error"]["Code"]
+            if attempt >= self.max_attempts or not is_retryable(code, status, failure):
+                raise failure
+            taken = self._quota.acquire(failure)
+            if not taken:
+                raise failure
+            await asyncio.sleep(self._backoff.pause(attempt - 1))
+
+    async def _attempt(self, target: str, body: bytes) -> tuple[int, Mapping[str, str], bytes]:
+        credentials = await self.credentials()
+        headers = self.signer.headers(target, body, credentials, self._clock())
+        headers["User-Agent"] = self.user_agent
+        # As aiobotocore sends it (botocore issue 1255).
+        headers["Accept-Encoding"] = "identity"
+        session = await self._session()
+        async with session.post(self.endpoint_url, data=body, headers=headers) as response:
+            raw = await response.read()
+            return response.status, response.headers, raw
+
+    def _parsed(self, raw: bytes, headers: Mapping[str, str], attempt: int) -> Any:
+        parsed: dict[str, Any] = orjson.loads(raw) if raw else {}
+        if any(mark in raw for mark in BLOB_MARKS):
+            decode_blobs(parsed)
+        parsed["ResponseMetadata"] = {
+            "RequestId": headers.get("x-amzn-RequestId", ""),
+            "HTTPStatusCode": 200,
+            "RetryAttempts": attempt - 1,
+        }
+        return parsed
+
+    def _client_error(
+        self, name: str, status: int, headers: Mapping[str, str], raw: bytes, attempt: int
+    ) -> ClientError:
+        """An error answer as botocore's JSON parser gives it, raised as its ClientError."""
+        try:
+            body: dict[str, Any] = orjson.loads(raw) if raw else {}
+        except orjson.JSONDecodeError:
+            body = {}
+        kind = str(body.get("__type") or headers.get("x-amzn-ErrorType") or "")
+        code = kind.rsplit("#", 1)[-1].split(":", 1)[0] if kind else str(status)
+        message = body.get("message", body.get("Message", ""))
+        response: dict[str, Any] = {
+            key: value for key, value in body.items() if key not in ("__type", "message", "Message")
+        }
+        response["Error"] = {"Message": message, "Code": code}
+        response["ResponseMetadata"] = {
+            "RequestId": headers.get("x-amzn-RequestId", ""),
+            "HTTPStatusCode": status,
+            "HTTPHeaders": {name.lower(): value for name, value in headers.items()},
+            "RetryAttempts": attempt - 1,
+        }
+        return ClientError(response, name)  # type: ignore[arg-type]

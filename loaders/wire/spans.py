@@ -1,0 +1,61 @@
+"""A span per lean call, as aiobotocore's OpenTelemetry instrumentation gives one per
+botocore call (`DynamoDB.<Operation>`, kind CLIENT, the `rpc.*` and `aws.*` attributes),
+so that a trace shows the same DynamoDB calls on either path. Nothing at all unless an
+OpenTelemetry SDK tracer provider is installed (the `otel` extra, `INSIGHT_OTEL_ENABLED`):
+then the check is one `isinstance`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+try:
+    from opentelemetry import trace
+except ImportError:  # the otel extra is not installed
+    trace = None  # type: ignore[assignment]
+
+__all__ = ["CallSpan", "call_span"]
+
+
+class CallSpan:
+    """What the call tells its span: the answer's status, request id and retries."""
+
+    __slots__ = ("_span",)
+
+    def __init__(self, span: Any) -> None:
+        self._span = span
+
+    def answered(self, status: int, request_id: str, retries: int) -> None:
+        if self._span is not None:
+            self._span.set_attribute("http.status_code", status)
+            self._span.set_attribute("aws.request_id", request_id)
+            self._span.set_attribute("retry_attempts", retries)
+
+
+_NO_SPAN = CallSpan(None)
+
+
+def _recording() -> bool:
+    if trace is None:
+        return False
+    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+
+
+@contextmanager
+def call_span(operation: str, region: str) -> Iterator[CallSpan]:
+    if not _recording():
+        yield _NO_SPAN
+        return
+    tracer = trace.get_tracer("loaders.wire")
+    attributes = {
+        "rpc.system": "aws-api",
+        "rpc.service": "DynamoDB",
+        "rpc.method": operation,
+        "aws.region": region,
+        "db.system": "dynamodb",
+    }
+    with tracer.start_as_current_span(
+        f"DynamoDB.{operation}", kind=trace.SpanKind.CLIENT, attributes=attributes
+    ) as span:
+        yield CallSpan(span)
