@@ -279,7 +279,7 @@ class LockClient(Heartbeats):
                         update += ", #data = :data"
                         names["#data"] = ATTR_DATA
                         values[":data"] = {"B": data}
-                    await self._dynamo.call(
+                    await self._dynamo.past_deadline().call(
                         "update_item",
                         TableName=self.table_name,
                         Key={ATTR_KEY: {"S": lock.key}},
@@ -289,7 +289,7 @@ class LockClient(Heartbeats):
                         ExpressionAttributeValues=values,
                     )
                 else:
-                    await self._dynamo.call(
+                    await self._dynamo.past_deadline().call(
                         "delete_item",
                         TableName=self.table_name,
                         Key={ATTR_KEY: {"S": lock.key}},
