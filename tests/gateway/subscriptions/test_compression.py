@@ -4,45 +4,15 @@ declined in the handshake's answer, and on when the setting says so."""
 
 from __future__ import annotations
 
-import asyncio
-import socket
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-
 import pytest
-import uvicorn
-from starlette.types import ASGIApp
 from websockets.asyncio.client import connect
 
 from gateway.app import create_app
 from gateway.settings import Settings
-from gateway.subscriptions.server_protocol import GatewayWebSocketProtocol
 from schema.clock import FixedClock
+from support.serving import serving
 from tests.gateway.subscriptions.conftest import live_settings
 from tests.gateway.subscriptions.socket_client import PROTOCOL, WAIT_SECONDS
-
-
-@asynccontextmanager
-async def served(app: ASGIApp) -> AsyncIterator[str]:
-    """`app` under uvicorn with the gateway's protocol, as the image runs it."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(
-        uvicorn.Config(app, log_level="warning", lifespan="on", ws=GatewayWebSocketProtocol)
-    )
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    try:
-        for _ in range(500):
-            if server.started or task.done():
-                break
-            await asyncio.sleep(0.02)
-        assert server.started, "uvicorn did not start"
-        yield f"ws://127.0.0.1:{port}/graphql"
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, 15)
-        sock.close()
 
 
 @pytest.mark.parametrize(
@@ -53,7 +23,7 @@ async def test_compression_is_negotiated_only_when_the_setting_is_on(
 ) -> None:
     given = live_settings(settings, subscriptions_compression=compression)
     async with (
-        served(create_app(given, clock=clock)) as url,
+        serving(create_app(given, clock=clock)) as url,
         # The client offers permessage-deflate, as browsers do.
         connect(
             url,
