@@ -51,7 +51,6 @@ __all__ = [
     "CompletionCounts",
     "PreparedOperation",
     "PreparedOperations",
-    "V",
     "attach",
     "owner_of",
 ]
