@@ -148,10 +148,12 @@ async def commit(
             raise WriteConflict(f"{len(failed)} condition(s) failed") from canceled
         raise
     log = None if dynamo.scope is None else dynamo.scope.calls
-    if not response.get("ConsumedCapacity") and log is not None and log.records:
+    if not response.get("ConsumedCapacity") and log is not None:
         # DynamoDB answers what the transaction consumed; a local implementation may not
-        # (moto): then it is priced as DynamoDB prices it, 2 units per KB of each entry.
-        log.records[-1].capacity_units = float(sum(entry.write_units() for entry in staged))
+        # (moto): then it is priced as DynamoDB prices it, 2 units per KB of each entry, on
+        # this transaction's record (the request's other calls may have been logged since).
+        record = next(r for r in reversed(log.records) if r.operation == "transact_write_items")
+        record.capacity_units = float(sum(entry.write_units() for entry in staged))
     return response
 
 
