@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 from collections import Counter
@@ -12,11 +13,12 @@ import pytest
 from aiobotocore.config import AioConfig
 
 from gateway.cli.embedded import EmbeddedDynamoDB
-from gateway.resources import dynamodb_session
+from gateway.resources import dynamodb_session, open_dynamo
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
 from schema.clock import FixedClock
+from support.faults import FaultProxy
 from support.redis_server import RedisServer
 
 if TYPE_CHECKING:
@@ -147,3 +149,13 @@ def redis_server() -> Iterator[RedisServer]:
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+async def through_proxy(settings: Settings, proxy: FaultProxy) -> AsyncIterator[Dynamo]:
+    """The process's Dynamo through the requesting package's fault proxy (3 attempts)."""
+    proxied = dataclasses.replace(
+        settings, dynamodb_endpoint_url=proxy.endpoint_url, dynamodb_max_attempts=3
+    )
+    async with open_dynamo(proxied) as dynamo:
+        yield dynamo

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from strawberry.types import ExecutionResult
 
-from gateway.resources import open_dynamo
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
@@ -54,15 +53,6 @@ MUTATIONS = [
 async def proxy(endpoint_url: str) -> AsyncIterator[FaultProxy]:
     async with fault_proxy(endpoint_url) as proxy:
         yield proxy
-
-
-@pytest.fixture
-async def through_proxy(settings: Settings, proxy: FaultProxy) -> AsyncIterator[Dynamo]:
-    proxied = dataclasses.replace(
-        settings, dynamodb_endpoint_url=proxy.endpoint_url, dynamodb_max_attempts=3
-    )
-    async with open_dynamo(proxied) as dynamo:
-        yield dynamo
 
 
 async def fresh_tables(dynamodb: DynamoDBClient, suffix: str) -> TableNames:

@@ -3,38 +3,20 @@ cancelled by another writer's condition; each leaves exactly one effect."""
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 import pytest
 
-from gateway.resources import open_dynamo
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames
 from schema.clock import FixedClock
-from support.faults import ApplyThenFail, FaultProxy, Lose, fault_proxy
+from support.faults import ApplyThenFail, FaultProxy, Lose
 from tests.gateway.idempotency.keyed_client import effects, gateway, records, send
 from tests.schema.test_mutations import payday_input
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
-
-
-@pytest.fixture
-async def proxy(endpoint_url: str) -> AsyncIterator[FaultProxy]:
-    async with fault_proxy(endpoint_url) as proxy:
-        yield proxy
-
-
-@pytest.fixture
-async def through_proxy(settings: Settings, proxy: FaultProxy) -> AsyncIterator[Dynamo]:
-    proxied = dataclasses.replace(
-        settings, dynamodb_endpoint_url=proxy.endpoint_url, dynamodb_max_attempts=3
-    )
-    async with open_dynamo(proxied) as dynamo:
-        yield dynamo
 
 
 @pytest.mark.parametrize("fault", [ApplyThenFail(), Lose()], ids=["500 after commit", "lost"])

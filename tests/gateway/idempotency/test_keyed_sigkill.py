@@ -12,7 +12,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +27,7 @@ from loaders.idempotency import Recorded
 from loaders.tables import Table, TableNames
 from schema.clock import SystemClock
 from schema.principal import WRITER
-from support.faults import ApplyThenHang, FaultProxy, fault_proxy
+from support.faults import ApplyThenHang, FaultProxy
 from support.metrics_text import value
 from support.processes import free_port
 from tests.environment import table_variables
@@ -88,12 +88,6 @@ class Replica:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGKILL)
             self.process.wait(timeout=SECONDS)
-
-
-@pytest.fixture
-async def proxy(endpoint_url: str) -> AsyncIterator[FaultProxy]:
-    async with fault_proxy(endpoint_url) as proxy:
-        yield proxy
 
 
 @pytest.fixture
