@@ -2,18 +2,17 @@
 batching cores. Everything a request reads about users goes through here.
 
 Each method answers now (a value) when every read it needs is already known, as from a
-warm coherent cache, and an awaitable otherwise (`loaders.answers`); the rule runs on
-every read either way."""
+warm coherent cache, and `Later` otherwise: the loads it waits on and its rule
+(`loaders.answers`); the rule runs on every read either way."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from datetime import datetime
 from functools import partial
-from typing import TypeVar, cast
+from typing import TypeVar
 
-from loaders.answers import Answer, Found, pending, settled, then
+from loaders.answers import Answer, then, when_all
 from loaders.cache.items import row_of
 from loaders.codec import Item, from_wire, months_back, to_wire
 from loaders.entities import (
@@ -154,9 +153,7 @@ class UserReads:
         # The mine and the expenses are read together (one wait).
         mine = self.latest_mine(user_id)
         items = self.queries.answer(EXPENSES[kind].query(user_id=user_id))
-        if pending(mine) or pending(items):
-            return _later_expenses(kind, mine, items)
-        return _current_expenses(kind, cast(MineRow | None, mine), cast(list[Item], items))
+        return when_all((mine, items), partial(_current_expenses, kind))
 
     def cash_advance_scores(self, user_id: str, limit: int) -> Answer[list[ScoreRow]]:
         return then(
@@ -222,12 +219,3 @@ def _current_expenses(
     build = EXPENSES[kind].codec
     current = [row_of(build, item) for item in items if row_of(_LAST_MINE, item) == mine.mined_at]
     return sorted(current, key=lambda row: row.sort_key)
-
-
-async def _later_expenses(
-    kind: ExpenseKind, mine: Answer[MineRow | None], items: Found[list[Item]]
-) -> list[ExpenseRow]:
-    # Both loads are already asked for (one wait); gathered, as before, so that a failure of
-    # either is the field's error and neither is left unretrieved.
-    latest, found = await asyncio.gather(settled(mine), settled(items))
-    return _current_expenses(kind, latest, found)

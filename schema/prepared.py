@@ -68,13 +68,15 @@ SCHEMA_EXTENSION_KEY = "insight.prepared_operations"
 
 
 class CompletionCounts:
-    """How often objects were completed by the compiled path and how often they fell back
-    (the differential test checks that both paths are exercised)."""
+    """How often objects were completed by the compiled path, how often planned objects
+    were (after one wait for their reads), and how often either fell back (the differential
+    test checks that every path is exercised)."""
 
-    __slots__ = ("compiled", "fell_back")
+    __slots__ = ("compiled", "fell_back", "planned")
 
     def __init__(self) -> None:
         self.compiled = 0
+        self.planned = 0
         self.fell_back = 0
 
 

@@ -1,5 +1,5 @@
 """Compiled completion: strawberry's graphql-core executor, completing a plain object in one
-loop.
+loop, and a planned object (a `User`) after one wait for all its reads.
 
 graphql-core completes every field on its own: a path, a resolve info, the default
 resolver, `T!` completed twice, the coercion; about 3 µs a plain leaf, and a full User has
@@ -14,10 +14,23 @@ exception as a value, a list that is not a list or tuple. The compiled path does
 at all under `@defer`, an abort signal, or field middleware that does not declare that it
 leaves plain fields alone (`PassesPlainFields`). Plain fields only read attributes, so
 reading one again on the fallback changes nothing.
+
+Planned fields (`schema.execution.plan`: a resolver that declares its reads) are read in two
+steps. Every object of a list (every user of `users(ids:)`, of `_entities`) is asked for
+every planned field's answer before anything is awaited, which puts every key of the
+request into its loaders at once; then the object waits once, on all their loads together,
+and completes synchronously (`loaders.answers.Later`: no coroutine or task per field). The
+root fields of an operation are resolved and completed in one synchronous pass, so the whole
+operation's reads go to DynamoDB together: one wait by construction. A failed load fails the
+objects that read it back to graphql-core's path, whose resolvers answer from the same
+settled loads (no second call) with the error at its place.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable, Sequence
+from functools import partial
 from types import GeneratorType
 from typing import Any, ClassVar, TypeAlias
 
@@ -41,16 +54,22 @@ from graphql.execution.collect_fields import FieldDetailsList
 from graphql.execution.executor import Executor
 from graphql.execution.incremental.incremental_executor import DeliveryGroupMap
 from graphql.execution.middleware import MiddlewareManager
+from graphql.execution.values import get_argument_values
 from graphql.pyutils import AwaitableOrValue, Path, is_awaitable
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+from strawberry.types.field import StrawberryField
+from strawberry.types.info import Info
 
+from loaders.answers import Later
 from schema.execution.plan import (
     COLLECTION_DIRECTIVES,
     LEAF,
     LEAF_LIST,
     OBJECT,
+    STRAWBERRY_DEFINITION,
     TYPENAME,
     Level,
+    PlainField,
     compile_level,
     level_key,
 )
@@ -63,11 +82,15 @@ __all__ = [
     "Unplain",
     "complete_plain",
     "passes_plain_fields",
+    "planned_reads",
 ]
 
 #: One field of a request's compiled object: response name, kind, read, coerce (for
-#: `__typename`, the type's name), non-null, items non-null, the nested object's fields.
+#: `__typename`, the type's name), non-null, items non-null, the nested object's fields,
+#: planned (its value comes from the object's answers, in order, not from `read`).
 Compiled: TypeAlias = tuple[tuple[Any, ...], ...]
+#: A planned field's read for this request: its resolver with its arguments bound.
+PlannedRead: TypeAlias = Callable[[Any], Any]
 
 
 class PassesPlainFields:
@@ -95,16 +118,20 @@ def _check_plain(value: Any) -> None:
         _PLAIN_TYPES.add(type(value))
 
 
-def complete_plain(fields: Compiled, source: Any) -> dict[str, Any]:
+def complete_plain(
+    fields: Compiled, source: Any, answers: Sequence[Any] | None = None
+) -> dict[str, Any]:
     """The completed object, as graphql-core would give it; Unplain (or the read's own
-    error) where graphql-core's path must answer instead."""
+    error) where graphql-core's path must answer instead. `answers` are the planned fields'
+    values, in order (`ask`, then `settle`)."""
     plain_types = _PLAIN_TYPES
     completed: dict[str, Any] = {}
-    for response_name, kind, read, coerce, non_null, items_non_null, nested in fields:
+    answered = iter(answers or ())
+    for response_name, kind, read, coerce, non_null, items_non_null, nested, planned in fields:
         if kind == TYPENAME:
             completed[response_name] = coerce
             continue
-        value = read(source)
+        value = next(answered) if planned and answers is not None else read(source)
         if value is None or value is Undefined:
             if non_null:
                 raise Unplain
@@ -128,6 +155,54 @@ def complete_plain(fields: Compiled, source: Any) -> dict[str, Any]:
                 else _objects(nested, items_non_null, value)
             )
     return completed
+
+
+def ask(reads: Sequence[PlannedRead], source: Any) -> list[Any]:
+    """Each planned read's answer for `source`: a value, `Later`, another awaitable, or the
+    error it raised (which sends the object back to graphql-core's path)."""
+    answers: list[Any] = []
+    for read in reads:
+        try:
+            answers.append(read(source))
+        except Exception as error:  # graphql-core's path gives the error at its place
+            answers.append(error)
+    return answers
+
+
+def loads_of(answers: Sequence[Sequence[Any]]) -> list[Any]:
+    """Every load the answers wait on, each once: the futures under `Later`s, and any other
+    awaitable as it is."""
+    waits: dict[int, Any] = {}
+    for object_answers in answers:
+        for answer in object_answers:
+            if isinstance(answer, Later):
+                for load in answer.loads():
+                    waits.setdefault(id(load), load)
+            elif is_awaitable(answer):
+                waits.setdefault(id(answer), answer)
+    return list(waits.values())
+
+
+def settle(answers: list[Any], awaited: dict[int, Any]) -> list[Any]:
+    """The answers once their loads are done: `Later`s settled (a failed load becomes its
+    error as the value), other awaitables replaced by what awaiting them gave."""
+    settled: list[Any] = []
+    for answer in answers:
+        if isinstance(answer, Later):
+            try:
+                settled.append(answer.settle())
+            except Exception as error:
+                settled.append(error)
+        elif id(answer) in awaited:
+            settled.append(awaited[id(answer)])
+        else:
+            settled.append(answer)
+    return settled
+
+
+def planned_reads(fields: Compiled) -> tuple[PlannedRead, ...]:
+    """The planned fields' reads of a compiled object, in order (none for a plain one)."""
+    return tuple(field[2] for field in fields if field[7])
 
 
 def _leaves(coerce: Any, non_null: bool, values: list[Any] | tuple[Any, ...]) -> list[Any]:
@@ -191,6 +266,9 @@ class CompiledExecutionContext(StrawberryGraphQLCoreExecutionContext):
         self._compiled: dict[
             tuple[GraphQLObjectType, int], tuple[FieldDetailsList, Compiled | None]
         ] = {}
+        # The planned objects of a list that fell back, by identity (each kept alive beside
+        # its entry): completed (taken as is), or None (graphql-core's path answers it).
+        self._finished: dict[int, tuple[Any, dict[str, Any] | None]] = {}
 
     @classmethod
     def build(
@@ -219,7 +297,21 @@ class CompiledExecutionContext(StrawberryGraphQLCoreExecutionContext):
     ) -> AwaitableOrValue[dict[str, Any]]:
         if self._compiles and position_context is None and return_type.is_type_of is None:
             fields = self.compiled_fields(return_type, field_details_list)
-            if fields is not None:
+            finished = self._finished.pop(id(result), None)
+            if finished is not None and finished[1] is not None:
+                return finished[1]
+            if fields is not None and finished is None:
+                reads = planned_reads(fields)
+                if reads:
+                    return self._complete_planned(
+                        fields,
+                        reads,
+                        [result],
+                        lambda: super(CompiledExecutionContext, self).complete_object_value(
+                            return_type, field_details_list, info, path, result, position_context
+                        ),
+                        single=True,
+                    )
                 try:
                     completed = complete_plain(fields, result)
                 except Exception:  # graphql-core's path gives the answer or the error
@@ -256,6 +348,24 @@ class CompiledExecutionContext(StrawberryGraphQLCoreExecutionContext):
         ):
             fields = self.compiled_fields(item_type, field_details_list)
             if fields is not None:
+                reads = planned_reads(fields)
+                if reads:
+                    # Users, all planned together; a list with a refusal (or a null) in it
+                    # is completed item by item by graphql-core, each User still planned by
+                    # `complete_object_value` in the same pass.
+                    if any(item is None or isinstance(item, Exception) for item in result):
+                        return super().complete_list_value(
+                            return_type, field_details_list, info, path, result, position_context
+                        )
+                    return self._complete_planned(
+                        fields,
+                        reads,
+                        list(result),
+                        lambda: super(CompiledExecutionContext, self).complete_list_value(
+                            return_type, field_details_list, info, path, result, position_context
+                        ),
+                        single=False,
+                    )
                 try:
                     completed = _objects(fields, items_non_null, result)
                 except Exception:  # graphql-core's path gives the answer or the error
@@ -266,6 +376,64 @@ class CompiledExecutionContext(StrawberryGraphQLCoreExecutionContext):
         return super().complete_list_value(
             return_type, field_details_list, info, path, result, position_context
         )
+
+    def _complete_planned(
+        self,
+        fields: Compiled,
+        reads: Sequence[PlannedRead],
+        sources: list[Any],
+        fall_back: Callable[[], AwaitableOrValue[Any]],
+        *,
+        single: bool,
+    ) -> AwaitableOrValue[Any]:
+        """Planned objects: every read of every source asked for now, then one wait on all
+        their loads (none when all are known), then completed synchronously."""
+        answers = [ask(reads, source) for source in sources]
+        loads = loads_of(answers)
+        if not loads:
+            return self._finish_planned(fields, sources, answers, {}, fall_back, single)
+        return self._after_loads(fields, sources, answers, loads, fall_back, single)
+
+    async def _after_loads(
+        self,
+        fields: Compiled,
+        sources: list[Any],
+        answers: list[list[Any]],
+        loads: list[Any],
+        fall_back: Callable[[], AwaitableOrValue[Any]],
+        single: bool,
+    ) -> Any:
+        results = await asyncio.gather(*loads, return_exceptions=True)
+        awaited = {id(load): result for load, result in zip(loads, results, strict=True)}
+        finished = self._finish_planned(fields, sources, answers, awaited, fall_back, single)
+        return await finished if is_awaitable(finished) else finished
+
+    def _finish_planned(
+        self,
+        fields: Compiled,
+        sources: list[Any],
+        answers: list[list[Any]],
+        awaited: dict[int, Any],
+        fall_back: Callable[[], AwaitableOrValue[Any]],
+        single: bool,
+    ) -> AwaitableOrValue[Any]:
+        completed: list[dict[str, Any] | None] = []
+        for source, object_answers in zip(sources, answers, strict=True):
+            try:
+                completed.append(complete_plain(fields, source, settle(object_answers, awaited)))
+            except Exception:  # graphql-core's path gives the answer or the error
+                completed.append(None)
+        failed = completed.count(None)
+        self._counts.planned += len(completed) - failed
+        if not failed:
+            return completed[0] if single else completed
+        self._counts.fell_back += failed
+        if not single:
+            # graphql-core's path completes the list item by item: each object completed
+            # here is taken as it is, and only the others are resolved field by field.
+            for source, done in zip(sources, completed, strict=True):
+                self._finished[id(source)] = (source, done)
+        return fall_back()
 
     def compiled_fields(
         self, object_type: GraphQLObjectType, field_details_list: FieldDetailsList
@@ -310,15 +478,62 @@ class CompiledExecutionContext(StrawberryGraphQLCoreExecutionContext):
                 nested = self.compiled_fields(field.object_type, grouped[field.response_name])
                 if nested is None:
                     return None
+            read = field.read
+            if field.planned is not None:
+                read = self._bind(object_type, field, field.planned, grouped[field.response_name])
+                if read is None:
+                    return None
             compiled.append(
                 (
                     field.response_name,
                     field.kind,
-                    field.read,
+                    read,
                     field.name if field.kind == TYPENAME else field.coerce,
                     field.non_null,
                     field.items_non_null,
                     nested,
+                    field.planned is not None,
                 )
             )
         return tuple(compiled)
+
+    def _bind(
+        self,
+        object_type: GraphQLObjectType,
+        field: PlainField,
+        definition: StrawberryField,
+        details: FieldDetailsList,
+    ) -> PlannedRead | None:
+        """A planned field's resolver with this request's arguments bound (as strawberry
+        would pass them), or None when they do not coerce (graphql-core reports it)."""
+        node = details[0].node
+        field_def = self.schema.get_field(object_type, node.name.value)
+        resolver = definition.base_resolver
+        if field_def is None or resolver is None:
+            return None
+        try:
+            values = get_argument_values(
+                field_def, node, self.variable_values, details[0].fragment_variable_values
+            )
+        except GraphQLError:
+            return None
+        kwargs: dict[str, Any] = {
+            field_def.args[name].extensions[STRAWBERRY_DEFINITION].python_name: value
+            for name, value in values.items()
+        }
+        info_parameter = resolver.info_parameter
+        if info_parameter is not None:
+            # Resolvers of planned fields read the request's context, never their path.
+            raw = self.build_resolve_info(
+                field_def,
+                [d.node for d in details],
+                object_type,
+                Path(None, field.response_name, object_type.name),
+            )
+            kwargs[info_parameter.name] = Info(_raw_info=raw, _field=definition)
+        function = resolver.wrapped_func
+        if isinstance(function, (staticmethod, classmethod)):
+            return None
+        if resolver.self_parameter is not None:
+            return partial(function, **kwargs)
+        return lambda _source: function(**kwargs)

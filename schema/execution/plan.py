@@ -1,11 +1,19 @@
-"""Plans of plain objects: what completing an object takes when every field selected on it is
-a plain attribute read.
+"""Plans of objects: what completing an object takes when every field selected on it is a
+plain attribute read or a planned read.
 
 A field is plain when strawberry resolves it with its default resolver (no resolver of
 ours, no field extension, no permission), it takes no arguments, and its nodes carry no
 directive but the `@include`/`@skip` that field collection has already applied. Its type
 is a leaf, a list of leaves, an object whose own selection is plain, or a list of those
 (each with or without `!`). `__typename` is plain too.
+
+A field is planned when its resolver declares what it reads (`schema.field_reads`: a read of
+the tables that depends on nothing but its object, its arguments and the request's clock),
+is a plain function (not a coroutine function, no field extension or permission, no `root`
+or `parent` parameter) and its arguments are built-in scalars. The executor binds its
+arguments once per request (`PlainField.planned`) and calls the resolver itself for every
+object before anything is awaited: every read of the request is then asked for before the
+one wait (`schema.execution.executor`).
 
 One level of a plan (`Level`) depends only on the object type and the field nodes merged
 under each response name, so it is remembered by the request's prepared operation, keyed
@@ -33,7 +41,10 @@ from graphql import (
     is_object_type,
 )
 from strawberry.resolvers import is_default_resolver
+from strawberry.types.base import StrawberryType
 from strawberry.types.field import StrawberryField
+
+from schema.field_reads import READS
 
 #: The kinds of a plain field.
 TYPENAME, LEAF, OBJECT, LEAF_LIST, OBJECT_LIST = range(5)
@@ -52,7 +63,8 @@ class PlainField:
     `read` gets the value from the source (the default resolver's attribute read);
     `coerce` is the leaf type's output coercion (of the items, for a list); `name` is
     the object type's name for `__typename`. `non_null` is the field's `!`, `items_non_null`
-    its list items'. `object_type` is the nested object type, if any."""
+    its list items'. `object_type` is the nested object type, if any. `planned` is a planned
+    field's strawberry field: its `read` is bound per request, from its arguments."""
 
     response_name: str
     kind: int
@@ -62,6 +74,7 @@ class PlainField:
     non_null: bool = False
     items_non_null: bool = False
     object_type: GraphQLObjectType | None = None
+    planned: StrawberryField | None = None
 
 
 #: One level of a plan: the object's plain fields in response order.
@@ -101,8 +114,7 @@ def _plain_field(
     nodes: list[FieldNode],
 ) -> PlainField | None:
     if any(
-        node.arguments
-        or any(d.name.value not in COLLECTION_DIRECTIVES for d in node.directives or ())
+        any(d.name.value not in COLLECTION_DIRECTIVES for d in node.directives or ())
         for node in nodes
     ):
         return None
@@ -110,17 +122,47 @@ def _plain_field(
     if field_name == "__typename":
         return PlainField(response_name, TYPENAME, name=object_type.name)
     field_def = schema.get_field(object_type, field_name)
+    if field_def is None:
+        return None
+    definition = field_def.extensions.get(STRAWBERRY_DEFINITION)
+    if _plannable(definition):
+        return _typed(response_name, None, field_def.type, planned=definition)
     if (
-        field_def is None
+        any(node.arguments for node in nodes)
         or field_def.args
         or field_def.resolve is None
         or not is_default_resolver(field_def.resolve)
     ):
         return None
-    read = _reader(field_def.extensions.get(STRAWBERRY_DEFINITION), field_def.resolve)
+    read = _reader(definition, field_def.resolve)
     if read is None:
         return None
     return _typed(response_name, read, field_def.type)
+
+
+#: The argument types a planned field may take: what GraphQL's built-in scalars give as is.
+_BUILT_IN_ARGUMENTS = (int, str, float, bool)
+
+
+def _plannable(definition: object) -> bool:
+    """A field whose resolver declares its reads and that the executor may call itself."""
+    if not isinstance(definition, StrawberryField) or READS not in (definition.metadata or {}):
+        return False
+    resolver = definition.base_resolver
+    return (
+        resolver is not None
+        and not definition.extensions
+        and not resolver.is_async
+        and resolver.root_parameter is None
+        and resolver.parent_parameter is None
+        and all(_built_in(argument.type) for argument in definition.arguments)
+    )
+
+
+def _built_in(argument_type: StrawberryType | type | object) -> bool:
+    # strawberry.ID is a NewType of str: GraphQL gives its value as a str.
+    supertype = getattr(argument_type, "__supertype__", argument_type)
+    return isinstance(supertype, type) and issubclass(supertype, _BUILT_IN_ARGUMENTS)
 
 
 def _reader(definition: object, resolve: Callable[..., Any] | None) -> Callable[[Any], Any] | None:
@@ -136,7 +178,10 @@ def _reader(definition: object, resolve: Callable[..., Any] | None) -> Callable[
 
 
 def _typed(
-    response_name: str, read: Callable[[Any], Any], field_type: GraphQLOutputType
+    response_name: str,
+    read: Callable[[Any], Any] | None,
+    field_type: GraphQLOutputType,
+    planned: StrawberryField | None = None,
 ) -> PlainField | None:
     non_null = isinstance(field_type, GraphQLNonNull)
     named = field_type.of_type if isinstance(field_type, GraphQLNonNull) else field_type
@@ -152,6 +197,7 @@ def _typed(
                 _coercer(item),
                 non_null=non_null,
                 items_non_null=items_non_null,
+                planned=planned,
             )
         if is_object_type(item) and item.is_type_of is None:
             return PlainField(
@@ -161,12 +207,17 @@ def _typed(
                 non_null=non_null,
                 items_non_null=items_non_null,
                 object_type=item,
+                planned=planned,
             )
         return None
     if is_leaf_type(named):
-        return PlainField(response_name, LEAF, read, _coercer(named), non_null=non_null)
+        return PlainField(
+            response_name, LEAF, read, _coercer(named), non_null=non_null, planned=planned
+        )
     if is_object_type(named) and named.is_type_of is None:
-        return PlainField(response_name, OBJECT, read, non_null=non_null, object_type=named)
+        return PlainField(
+            response_name, OBJECT, read, non_null=non_null, object_type=named, planned=planned
+        )
     return None
 
 

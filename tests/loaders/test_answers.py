@@ -1,12 +1,15 @@
 """A read answers now when the request or the coherent cache already knows it (a value, no
-future to await), and later otherwise (an awaitable, sent with the tick's other reads)."""
+future to await), and later otherwise (`Later`: its loads and its rule)."""
 
 from __future__ import annotations
 
+import asyncio
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from loaders.answers import pending, settled
+import pytest
+
+from loaders.answers import Later, pending, then, when_all
 from loaders.cache import STREAMED_TABLES, CacheReader, CoherentCache, FeedWatch
 from loaders.changes import ShardPosition
 from loaders.dynamodb import Dynamo
@@ -50,10 +53,10 @@ async def test_a_cached_read_answers_now_and_a_miss_after_its_call(
 
     first = request(dynamo, cache)
     found, absent = first.low_balance_alert("u-7"), first.low_balance_alert("u-9")
-    assert pending(found)
-    assert pending(absent)
-    assert await settled(found) == BalanceSettingsRow("u-7", Decimal(25))
-    assert await settled(absent) is None
+    assert isinstance(found, Later)
+    assert isinstance(absent, Later)
+    assert await found == BalanceSettingsRow("u-7", Decimal(25))
+    assert await absent is None
     assert dynamodb_calls.calls == {"BatchGetItem": 1}
 
     second = request(dynamo, cache)
@@ -74,8 +77,46 @@ async def test_without_the_cache_a_read_known_to_the_request_answers_now(
     dynamo = Dynamo(dynamodb, tables)
     reads = UserReads(PointReadLoader(dynamo, NOW), QueryLoader(dynamo, NOW), NOW)
     months = reads.savings_months("u-1", 3)
-    assert pending(months)
-    assert await settled(months) == []
+    assert isinstance(months, Later)
+    assert await months == []
     # Read once in this request: the same read again is answered at once.
     assert reads.savings_months("u-1", 3) == []
     assert dynamodb_calls.calls == {"BatchGetItem": 1}
+
+
+async def test_a_later_answer_waits_on_its_loads_through_nested_answers() -> None:
+    loop = asyncio.get_running_loop()
+    mine: asyncio.Future[list[str]] = loop.create_future()
+    items: asyncio.Future[list[str]] = loop.create_future()
+    def first(rows: list[str]) -> str:
+        return rows[0]
+
+    newest = then(mine, first)
+    answer = when_all((newest, items, 3), lambda first, found, n: (first, found, n))
+    assert isinstance(answer, Later)
+    assert pending(answer)
+    assert list(answer.loads()) == [mine, items]
+    mine.set_result(["m-2", "m-1"])
+    items.set_result(["e-1"])
+    # Settled without an await once its loads are done; awaited, the same answer.
+    assert answer.settle() == ("m-2", ["e-1"], 3)
+    assert await answer == ("m-2", ["e-1"], 3)
+
+
+async def test_a_later_answer_raises_its_failed_load_and_leaves_none_unretrieved() -> None:
+    loop = asyncio.get_running_loop()
+    failed, fine = loop.create_future(), loop.create_future()
+    answer = when_all((failed, fine), lambda a, b: (a, b))
+    failed.set_exception(RuntimeError("throttled"))
+    fine.set_result(1)
+    assert isinstance(answer, Later)
+    with pytest.raises(RuntimeError, match="throttled"):
+        answer.settle()
+    with pytest.raises(RuntimeError, match="throttled"):
+        await answer
+
+
+def test_answers_known_now_are_values() -> None:
+    assert then(2, lambda n: n * 10) == 20
+    assert when_all((1, 2), lambda a, b: a + b) == 3
+    assert not pending(3)
