@@ -25,6 +25,7 @@ from loaders.dynamodb import Dynamo, FinishedCall
 from loaders.tables import TableNames, create_tables
 from schema.clock import FixedClock
 from schema.context import build_context
+from schema.prepared import owner_of
 from support.faults import Delay, Drop, FaultProxy, ServerError, Throttle, Unprocess
 from tests.conftest import NOW
 from tests.schema.conftest import DASHBOARD_USER, data_of
@@ -355,7 +356,14 @@ async def test_a_failed_page_fails_only_its_own_users(
     want = data_of(await users(dynamo))
     assert want["users"][0]["alert"] is not None
     proxy.inject("BatchGetItem", Throttle(), times=1000, when=lambda body: BOB in str(body))
+    owner = owner_of(gateway_schema._schema)
+    assert owner is not None
+    planned, fell_back = owner.completion.planned, owner.completion.fell_back
     result = await users(faulty)
+    # The planned path completed the first page's users after the one wait; only the
+    # failed page's users were answered by graphql-core's path, with their errors.
+    assert owner.completion.planned - planned == 50
+    assert owner.completion.fell_back - fell_back == 10
     second_page = range(50, 60)
     assert failed_paths(result) == {
         ("users", index, name): UNAVAILABLE for index in second_page for name in ("payday", "alert")
