@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 
 from gateway.settings.live import LiveSettings
 from loaders.cache import CoherentCache, FeedWatch
-from loaders.changes import ChangeFeed
+from loaders.live.changes import ChangeFeed
 
 
 @asynccontextmanager

@@ -12,8 +12,8 @@ from starlette.applications import Starlette
 
 from gateway.live import LiveData
 from loaders.cache import CoherentCache, WritePublisher
-from loaders.changes import ChangeFeed
 from loaders.dynamodb import Dynamo
+from loaders.live.changes import ChangeFeed
 from loaders.lock import LockClient
 from schema.clock import Clock
 from schema.context import Context, LiveSubscriptions, build_context

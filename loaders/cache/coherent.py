@@ -19,10 +19,10 @@ from loaders.cache.entries import EntryStore, Partition, PartitionEntry
 from loaders.cache.feed_watch import FeedWatch
 from loaders.cache.items import ROWS_PER_ITEM_SIZE, cached_item
 from loaders.cache.sizes import items_size, key_size, measured_size
-from loaders.changes import Change, ShardPosition
 from loaders.codec import Item
 from loaders.collections import Collected
 from loaders.keys import ItemKey, QueryKey
+from loaders.live.changes import Change, ShardPosition
 from loaders.tables import Table
 
 

@@ -1,4 +1,4 @@
-"""Live data: the subscriptions' hub, fed by the change feed (loaders/changes), re-reading
+"""Live data: the subscriptions' hub, fed by the change feed (loaders/live/changes), re-reading
 through the schema and handing each subscriber its answers (SPEC section 7).
 
 - `ports.py`: what the hub needs from outside (the answer's form, send, charge, observe,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loaders import entities
-from loaders.changes import Change
+from loaders.live.changes import Change
 from schema.live.ports import Payload, RereadReason
 from schema.live.subscriber import Subscriber
 from schema.principal import DASHBOARD, Principal

@@ -14,7 +14,7 @@ from typing import Any
 
 import strawberry
 
-from loaders.changes import Change, ShardPosition
+from loaders.live.changes import Change, ShardPosition
 from schema.clock import Clock
 from schema.live.charges import CoalescedCharge
 from schema.live.groups import Group, GroupIndex, GroupKey

@@ -12,7 +12,7 @@ from loaders import entities as e
 from loaders.cache.feed_watch import FeedWatch
 from loaders.codec import epoch_seconds
 from loaders.entity import KeyTemplate, TtlRule, entity
-from loaders.streams.coordinator import LeaseCoordinator
+from loaders.live.streams.coordinator import LeaseCoordinator
 from loaders.tables import Table
 
 AT = datetime(2026, 12, 2, 11, 31, 28, tzinfo=UTC)

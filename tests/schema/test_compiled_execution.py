@@ -28,8 +28,8 @@ from strawberry.types import ExecutionResult
 
 from gateway.settings import Settings
 from loaders.cache import STREAMED_TABLES, CoherentCache, FeedWatch
-from loaders.changes import ShardPosition
 from loaders.dynamodb import Dynamo
+from loaders.live.changes import ShardPosition
 from loaders.tables import create_tables
 from schema.clock import FixedClock
 from schema.context import build_context

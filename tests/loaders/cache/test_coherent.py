@@ -16,8 +16,8 @@ from loaders.cache import (
     FeedWatch,
 )
 from loaders.cache.items import row_of
-from loaders.changes import Change, ShardPosition
 from loaders.keys import ItemKey, QueryKey
+from loaders.live.changes import Change, ShardPosition
 from loaders.tables import Table
 from tests.conftest import NOW
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from loaders.backoff import Backoff
-from loaders.changes import Change
 from loaders.dynamodb import Dynamo, FinishedCall
+from loaders.live.changes import Change
 from loaders.tables import Table
 from schema.clock import FixedClock
 from schema.context import Context, build_context
