@@ -7,8 +7,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from gateway.settings.live import LiveSettings
-from loaders.cache import CoherentCache, FeedWatch
+from loaders.cache import CoherentCache
 from loaders.live.changes import ChangeFeed
+from loaders.live.feed_watch import FeedWatch
 
 
 @asynccontextmanager

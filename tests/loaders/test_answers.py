@@ -7,9 +7,10 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from loaders.answers import pending, settled
-from loaders.cache import STREAMED_TABLES, CacheReader, CoherentCache, FeedWatch
+from loaders.cache import STREAMED_TABLES, CacheReader, CoherentCache
 from loaders.dynamodb import Dynamo
 from loaders.live.changes import ShardPosition
+from loaders.live.feed_watch import FeedWatch
 from loaders.point_reads import PointReadLoader
 from loaders.queries import QueryLoader
 from loaders.rows.balance_settings import BalanceSettingsRow

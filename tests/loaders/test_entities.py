@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from loaders import entities as e
-from loaders.cache.feed_watch import FeedWatch
 from loaders.codec import epoch_seconds
 from loaders.entity import KeyTemplate, TtlRule, entity
+from loaders.live.feed_watch import FeedWatch
 from loaders.live.streams.coordinator import LeaseCoordinator
 from loaders.tables import Table
 

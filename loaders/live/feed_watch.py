@@ -15,6 +15,8 @@ from loaders.entities import STREAMED_TABLES
 from loaders.live.changes import ShardPosition
 from loaders.table import Table
 
+__all__ = ["DISCONNECTED", "LAGGING", "NO_POSITION", "FeedWatch"]
+
 #: Bypass reasons, the `reason` label of `gateway_cache_bypasses`.
 DISCONNECTED = "disconnected"
 NO_POSITION = "no_position"
