@@ -18,7 +18,8 @@ from gateway.http.graphql_view import GatewayGraphQL
 from gateway.http.last_resort import LastResort
 from gateway.http.operation_choice import OneOperationOrNamed
 from gateway.idempotency import OUTCOMES, Idempotency
-from gateway.live import open_live_data
+from gateway.live.feed_wiring import open_live_data
+from gateway.live.hub_wiring import open_subscriptions
 from gateway.observability.cache_metrics import CacheMetrics
 from gateway.observability.dynamodb_failures import FailureLog
 from gateway.observability.field_usage import FieldUsage
@@ -33,7 +34,6 @@ from gateway.protection.rate_limit import Budgets
 from gateway.resources import open_dynamo, settled_collector
 from gateway.settings import Settings
 from gateway.state import Resources, resources_of
-from gateway.subscriptions.wiring import open_subscriptions
 from loaders.cache import WritePublisher
 from loaders.lock import LockClient
 from schema.clock import Clock, SystemClock

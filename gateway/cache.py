@@ -15,7 +15,8 @@ from loaders.live.feed_watch import FeedWatch
 @asynccontextmanager
 async def open_cache(feed: ChangeFeed, settings: LiveSettings) -> AsyncIterator[CoherentCache]:
     """The cache listening to `feed` until the block ends: the one the stream readers
-    publish on (`gateway.live`, opened before), whether or not subscriptions are served."""
+    publish on (`gateway.live.feed_wiring`, opened before), whether or not subscriptions
+    are served."""
     cache = CoherentCache(
         settings.cache_max_bytes, FeedWatch(max_lag_seconds=settings.cache_max_lag_seconds)
     )

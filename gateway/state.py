@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from starlette.applications import Starlette
 
-from gateway.live import LiveData
+from gateway.live.feed_wiring import LiveData
 from loaders.cache import CoherentCache, WritePublisher
 from loaders.dynamodb import Dynamo
 from loaders.live.changes import ChangeFeed
