@@ -9,6 +9,4 @@ from loaders.table import Table
 #: (dynalite's ReturnConsumedCapacity, eventually consistent), and returns their 112 items
 #: (support/seed.py: two mines' 48 recurring and 16 ritual rows, 30 scores, 12 months, 3
 #: pages, the verification, the alert and the income): see `schema.access_plan`.
-USERS = Collection(
-    "users", Table.PAVE, KeyTemplate("USERS#{user_id}"), read_units=3.5, items=112
-)
+USERS = Collection("users", Table.PAVE, KeyTemplate("USERS#{user_id}"), read_units=3.5, items=112)
