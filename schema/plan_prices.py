@@ -44,10 +44,10 @@ VCPU_HOUR_PRICE = 0.04048
 CALL_CPU_SECONDS = 250e-6
 #: An item in an answer, not decoded: its bytes through aiohttp, orjson, the collection's
 #: index, the allocator and the collector. 13-30 µs in a request (`python -m bench items`:
-#: the frontend query reads the same 3 calls either way, and 60 more items whole); orjson
-#: alone parses one in ~2 µs.
+#: the frontend query sends the same 3 calls under either plan, and the collection reads
+#: 60 more items); orjson alone parses one in ~2 µs.
 ITEM_READ_CPU_SECONDS = 20e-6
-#: An item decoded from its wire form (`loaders.codec.from_wire`): 2.0-2.5 µs in isolation
+#: An item decoded from its wire form (`loaders.codec.from_wire`): 2.0-3.4 µs in isolation
 #: (`python -m bench items`). The collection decodes only the items a read picks.
 ITEM_DECODE_CPU_SECONDS = 2.2e-6
 #: A BatchGetItem carries up to 100 keys: a point read costs a hundredth of its call (the
