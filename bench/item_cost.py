@@ -14,6 +14,8 @@ divided by that difference in items is what an item read and not picked costs a 
 its bytes through aiohttp, orjson, the collection's index, the allocator and collector.
 A full User likewise: there the prefix plan sends 3 more Queries (7 calls against 4) and
 the collection parses 29 more items, which prices a call sent beside the request's others.
+Last, the frontend's p99 latency at 8 concurrent clients in this process, per plan in
+turns (no HTTP: the plan's own share of the tail).
 Medians of rounds, this process's CPU (`time.process_time`)."""
 
 from __future__ import annotations
@@ -78,9 +80,10 @@ def per_item_us(work: Callable[[], int]) -> float:
     return statistics.median(medians)
 
 
-async def cpu_ms(endpoint: str) -> dict[str, dict[str, float]]:
-    """The median CPU per request in this process, in ms, per query and plan: the frontend
-    query and a full User (every field: a check of the plan's estimate)."""
+async def measure(endpoint: str) -> tuple[dict[str, dict[str, float]], dict[str, float]]:
+    """The median CPU per request in this process, in ms, per query and plan (the frontend
+    query, and a full User: a check of the plan's estimate); and the frontend's p99 latency
+    at `CLIENTS` concurrent clients, in ms, per plan."""
     tables = TableNames()
     session = aioboto3.Session()
     async with session.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1") as client:
@@ -92,26 +95,38 @@ async def cpu_ms(endpoint: str) -> dict[str, dict[str, float]]:
             "frontend": FRONTEND_QUERY,
             "full User": f"{{ viewer {every_field(schema._schema, 'User')} }}",
         }
-        return {
-            name: await _in_turns(schema, dynamo, clock, query) for name, query in queries.items()
+        requests = {
+            name: _requester(schema, dynamo, clock, query) for name, query in queries.items()
         }
+        cpu = {name: await _cpu_in_turns(request) for name, request in requests.items()}
+        return cpu, await _p99_in_turns(requests["frontend"])
 
 
-async def _in_turns(
+#: The plans, as bench/server.py forces them: the collection's read units.
+PLANS: dict[str, float] = {"prefix": float("inf"), "collection": 0.0}
+#: Concurrent clients of the latency figure, each sending `CLIENT_REQUESTS` a turn.
+CLIENTS = 8
+CLIENT_REQUESTS = 10
+
+
+def _requester(
     schema: Any, dynamo: Dynamo, clock: SystemClock, query: str
-) -> dict[str, float]:
+) -> Callable[[], Awaitable[None]]:
     async def request() -> None:
         context = build_context(dynamo=dynamo, principal=Principal(USER), clock=clock)
         result = await schema.execute(query, context_value=context)
         if result.errors:
             raise RuntimeError(f"the query failed: {result.errors}")
 
-    plans: dict[str, float] = {"prefix": float("inf"), "collection": 0.0}
-    cpu: dict[str, list[float]] = {plan: [] for plan in plans}
+    return request
+
+
+async def _cpu_in_turns(request: Callable[[], Awaitable[None]]) -> dict[str, float]:
+    cpu: dict[str, list[float]] = {plan: [] for plan in PLANS}
     kept = access_plan.COLLECTION_UNITS
     try:
         for turn in range(TURNS + 1):
-            for plan, units in plans.items():
+            for plan, units in PLANS.items():
                 access_plan.COLLECTION_UNITS = units
                 count = WARMUP if turn == 0 else TURN
                 started = time.process_time()
@@ -121,6 +136,26 @@ async def _in_turns(
     finally:
         access_plan.COLLECTION_UNITS = kept
     return {plan: statistics.median(values) for plan, values in cpu.items()}
+
+
+async def _p99_in_turns(request: Callable[[], Awaitable[None]]) -> dict[str, float]:
+    latencies: dict[str, list[float]] = {plan: [] for plan in PLANS}
+
+    async def client(plan: str) -> None:
+        for _ in range(CLIENT_REQUESTS):
+            started = time.perf_counter()
+            await request()
+            latencies[plan].append((time.perf_counter() - started) * 1000)
+
+    kept = access_plan.COLLECTION_UNITS
+    try:
+        for _ in range(TURNS):
+            for plan, units in PLANS.items():
+                access_plan.COLLECTION_UNITS = units
+                await asyncio.gather(*(client(plan) for _ in range(CLIENTS)))
+    finally:
+        access_plan.COLLECTION_UNITS = kept
+    return {plan: statistics.quantiles(values, n=100)[98] for plan, values in latencies.items()}
 
 
 def frontend_items() -> float:
@@ -152,7 +187,7 @@ def main() -> None:
     dynalite = DynaliteServer()
     dynalite.start()
     try:
-        measured = asyncio.run(cpu_ms(dynalite.endpoint_url))
+        measured, p99 = asyncio.run(measure(dynalite.endpoint_url))
     finally:
         dynalite.stop()
     print(f"in a request, CPU a request (medians of {TURNS} turns of {TURN}), ms")
@@ -168,3 +203,9 @@ def main() -> None:
     calls, items = every.calls - 1, USERS.items - every.items_read
     call = ((full["prefix"] - full["collection"]) * 1000 + items * difference) / calls
     print(f"{f'a call beside the others ({calls:.2f} calls, {items:g} items), µs':<44}{call:10.2f}")
+    print(
+        f"the frontend's p99 at {CLIENTS} clients in process, ms "
+        f"({TURNS} turns of {CLIENT_REQUESTS} requests a client)"
+    )
+    for plan, ms in p99.items():
+        print(f"{'  ' + plan:<44}{ms:10.2f}")

@@ -16,9 +16,10 @@ prefix 2.0 units and 48 items (two mines' rows); rituals 0.5 and 16, scores 0.5 
 (the default limit), last pages 0.5 and 3; each point read 0.5 and one item, a hundredth of
 a BatchGetItem. The collection is chosen when its price is lower. At today's prices
 (docs/performance.md, "The access plan's prices") a read unit costs as much as ~11 ms of
-CPU, so the units decide: a full User (6.5 units and 4 Queries against 3.5 and 1: cheaper
-on both counts) and the frontend's selection (4.0 against 3.5) read the partition whole;
-`recurringExpenses` with two points (3.0) or with scores (2.5) does not.
+CPU, so the units decide: a full User (6.5 units against 3.5; in CPU about even, 4 Queries
+against 1 but 29 items fewer) and the frontend's selection (4.0 against 3.5, for ~1.2 ms
+more CPU) read the partition whole; `recurringExpenses` with two points (3.0) or with
+scores (2.5) does not.
 """
 
 from __future__ import annotations

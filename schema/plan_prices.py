@@ -37,15 +37,15 @@ VCPU_HOUR_PRICE = 0.04048
 # The CPU estimate's constants, measured on the shared two-core box (docs/performance.md,
 # "The access plan's prices", has every run). `python -m bench items` runs the frontend
 # query and a full User in process over dynalite under each plan in alternating turns.
-#: A DynamoDB call's CPU, sent beside the request's other calls: 120-410 µs in a request
-#: (`python -m bench items`, from the full User's 3 extra Queries by prefix: the least sure
-#: figure); one call at a time it is 536-836 µs (`python -m bench calls`, the lean row),
-#: whose event-loop wake-ups a request's concurrent calls share.
-CALL_CPU_SECONDS = 250e-6
+#: A DynamoDB call's CPU, sent beside the request's other calls: the median of 70-410 µs in
+#: a request (`python -m bench items`, from the full User's 3 extra Queries by prefix: the
+#: least sure figure); one call at a time it is 536-836 µs (`python -m bench calls`, the
+#: lean row), whose event-loop wake-ups a request's concurrent calls share.
+CALL_CPU_SECONDS = 170e-6
 #: An item in an answer, not decoded: its bytes through aiohttp, orjson, the collection's
-#: index, the allocator and the collector. 13-30 µs in a request (`python -m bench items`:
-#: the frontend query sends the same 3 calls under either plan, and the collection reads
-#: 60 more items); orjson alone parses one in ~2 µs.
+#: index, the allocator and the collector. 13-30 µs in a request, median 20 (`python -m
+#: bench items`: the frontend query sends the same 3 calls under either plan, and the
+#: collection reads 60 more items); orjson alone parses one in ~2 µs.
 ITEM_READ_CPU_SECONDS = 20e-6
 #: An item decoded from its wire form (`loaders.codec.from_wire`): 2.0-3.4 µs in isolation
 #: (`python -m bench items`). The collection decodes only the items a read picks.
