@@ -8,6 +8,8 @@ elif sys.argv[1:] == ["writes"]:
     from bench.writes import main
 elif sys.argv[1:] == ["calls"]:
     from bench.call_cost import main
+elif sys.argv[1:] == ["items"]:
+    from bench.item_cost import main
 elif sys.argv[1:] == ["peer"]:
     from bench.peer import main
 elif sys.argv[1:] == ["hostile"]:

@@ -122,8 +122,9 @@ def create_app(
     # the trusted documents, validated against the schema served, before parsing.
     budgets = Budgets.from_settings(settings, metrics.rate_limit_storage_errors.inc)
     # The process's prepared operations (schema/prepared.py): each document measured once,
-    # for the limits, the charge, field usage, the access plan and completion alike.
-    prepared = PreparedOperations(GATEWAY_COST_POLICY)
+    # for the limits, the charge, field usage, the access plan and completion alike; it
+    # holds the prices the access plan chooses by.
+    prepared = PreparedOperations(GATEWAY_COST_POLICY, prices=settings.plan_prices)
     schema = build_schema(
         [
             # First: a document whose operation cannot be chosen is refused before any other

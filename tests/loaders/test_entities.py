@@ -86,8 +86,10 @@ def test_ttl_rules_give_what_the_writers_wrote() -> None:
 def test_a_declaration_is_checked_against_its_table() -> None:
     with pytest.raises(ValueError, match="sort key"):
         entity("x", Table.BALANCE_SETTINGS, pk="{user_id}", sk="X", example={})
-    with pytest.raises(ValueError, match="read_units"):
+    with pytest.raises(ValueError, match="read_units and read_items"):
         entity("x", Table.PAVE, pk=e.USERS, sk="X", example={})
+    with pytest.raises(ValueError, match="read_units and read_items"):
+        entity("x", Table.PAVE, pk=e.USERS, sk="X", read_units=0.5, example={})
     with pytest.raises(ValueError, match="not a value"):
         entity("x", Table.PAVE, pk="X#{id}", sk="X", example={})
     with pytest.raises(ValueError, match="another table"):
