@@ -111,6 +111,7 @@ pytest: $(STAMP) graphiql-assets $(DYNALITE) $(FEDERATION) $(CLIENTS) $(WS_CLIEN
 bench: $(STAMP) $(DYNALITE) $(APOLLO_PEER)
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench peer
+	$(BIN)/python -m bench completion
 
 # The load test on the production topology (bench/load): Debian's nginx with deploy/nginx.conf
 # in front of two replicas over dynalite, an open-loop mix with a rolling restart, then 10% of

@@ -8,10 +8,14 @@ elif sys.argv[1:] == ["writes"]:
     from bench.writes import main
 elif sys.argv[1:] == ["calls"]:
     from bench.call_cost import main
+elif sys.argv[1:] == ["items"]:
+    from bench.item_cost import main
 elif sys.argv[1:] == ["peer"]:
     from bench.peer import main
 elif sys.argv[1:] == ["hostile"]:
     from bench.hostile import main
+elif sys.argv[1:2] == ["completion"]:  # with its own options
+    from bench.completion import main
 else:
     from bench.run import main
 

@@ -22,10 +22,10 @@ import aioboto3
 
 from gateway.cli.embedded import EmbeddedDynamoDB
 from gateway.resources import dynamodb_session
-from loaders.changes import Change, ChangeFeed, MemoryChangeFeed, ShardPosition
-from loaders.changes.redis_feed import RedisChangeFeed
 from loaders.dynamodb import Dynamo
-from loaders.streams import LeaseCoordinator, StreamsApi
+from loaders.live.changes import Change, ChangeFeed, MemoryChangeFeed, ShardPosition
+from loaders.live.changes.redis_feed import RedisChangeFeed
+from loaders.live.streams import LeaseCoordinator, StreamsApi
 from loaders.tables import Table, TableNames, create_tables
 
 WRITES = 300

@@ -1,16 +1,18 @@
 """The floor: the same reads as the gateway's plans, issued straight through one aioboto3
-client (botocore's parsing, no GraphQL, no rows), all at once under the same in-flight cap."""
+client (botocore's parsing, no GraphQL, no rows), all at once under the same in-flight cap.
+The items come back as the calls returned them, undecoded (bench/answered.py answers
+with them)."""
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from loaders import entities as e
 from loaders.call_log import consumed_capacity_units
-from loaders.codec import months_back
+from loaders.codec import WireItem, months_back
 from loaders.keys import ItemKey, QueryKey
 from loaders.tables import TableNames
 
@@ -19,12 +21,21 @@ if TYPE_CHECKING:
 
 COLLECTION = "collection"
 PREFIX = "prefix"
+#: The full User's arguments, as the bench's selection leaves them: `savingsMonths`'
+#: `months` and the `limit` of the scores and detection runs.
+MONTHS = 3
+LIMIT = 10
 
 
 @dataclass
-class Tally:
+class Reads:
+    """What the calls of one read of users cost and returned."""
+
     calls: int = 0
     read_capacity_units: float = 0.0
+    #: Each Query's items and each table's point-read items (by table name), in wire form.
+    queried: dict[QueryKey, list[WireItem]] = field(default_factory=dict)
+    found: dict[str, list[WireItem]] = field(default_factory=dict)
 
 
 def plan_of(user_id: str, today: date, plan: str) -> tuple[list[QueryKey], list[ItemKey]]:
@@ -32,7 +43,7 @@ def plan_of(user_id: str, today: date, plan: str) -> tuple[list[QueryKey], list[
     user = {"user_id": user_id}
     queries = [
         e.MINE.query(newest_first=True, limit=1, user_id=user_id),
-        e.INCOME_DETECTION_RUN.query(newest_first=True, limit=10, user_id=user_id),
+        e.INCOME_DETECTION_RUN.query(newest_first=True, limit=LIMIT, user_id=user_id),
     ]
     points = [e.PAYDAY.key(**user), e.PAVE_LABEL.key(**user), e.BALANCE_SETTINGS.key(**user)]
     if plan == COLLECTION:
@@ -42,14 +53,14 @@ def plan_of(user_id: str, today: date, plan: str) -> tuple[list[QueryKey], list[
         queries += [
             e.RECURRING_EXPENSE.query(user_id=user_id),
             e.RITUAL_EXPENSE.query(user_id=user_id),
-            e.CASH_ADVANCE_SCORE.query(newest_first=True, limit=10, user_id=user_id),
+            e.CASH_ADVANCE_SCORE.query(newest_first=True, limit=LIMIT, user_id=user_id),
             e.LAST_PAGE.query(user_id=user_id),
         ]
         points += [
             e.INCOME_VERIFICATION.key(**user),
             e.ALERT.key(**user),
             e.INCOME.key(**user),
-            *(e.SAVINGS_MONTH.key(month=m, **user) for m in months_back(today, 3)),
+            *(e.SAVINGS_MONTH.key(month=m, **user) for m in months_back(today, MONTHS)),
         ]
     return queries, points
 
@@ -61,8 +72,8 @@ async def read_users(
     today: date,
     plan: str,
     slots: asyncio.Semaphore,
-) -> Tally:
-    tally = Tally()
+) -> Reads:
+    reads = Reads()
     queries: list[QueryKey] = []
     points: list[ItemKey] = []
     for user_id in dict.fromkeys(user_ids):
@@ -73,8 +84,8 @@ async def read_users(
     async def call(operation: str, **params: Any) -> dict[str, Any]:
         async with slots:
             response: dict[str, Any] = await getattr(client, operation)(**params)
-        tally.calls += 1
-        tally.read_capacity_units += consumed_capacity_units(response)
+        reads.calls += 1
+        reads.read_capacity_units += consumed_capacity_units(response)
         return response
 
     async def query(key: QueryKey) -> list[dict[str, Any]]:
@@ -99,6 +110,7 @@ async def read_users(
             items += response.get("Items", [])
             last = response.get("LastEvaluatedKey")
             if not last or key.limit is not None:
+                reads.queried[key] = items
                 return items
             params["ExclusiveStartKey"] = last
 
@@ -112,8 +124,10 @@ async def read_users(
             response = await call(
                 "batch_get_item", RequestItems=request, ReturnConsumedCapacity="TOTAL"
             )
+            for table, items in response.get("Responses", {}).items():
+                reads.found.setdefault(table, []).extend(items)
             request = response.get("UnprocessedKeys") or {}
 
     pages = [points[start : start + 100] for start in range(0, len(points), 100)]
     await asyncio.gather(*(query(q) for q in queries), *(batch_get(page) for page in pages))
-    return tally
+    return reads

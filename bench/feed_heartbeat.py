@@ -20,7 +20,7 @@ from starlette.applications import Starlette
 
 from gateway.state import opened_resources
 from loaders.cache import STREAMED_TABLES
-from loaders.changes import ChangeFeed, ShardPosition
+from loaders.live.changes import ChangeFeed, ShardPosition
 
 INTERVAL_SECONDS = 0.5
 

@@ -22,11 +22,13 @@ import aioboto3
 import aiohttp
 
 from bench import processes
+from bench.answered import answer_body
 from bench.call_cost import call_costs
 from bench.direct import COLLECTION, PREFIX, read_users
 from bench.frontend import frontend_throughput, replayer_stats
 from bench.poster import poster
 from bench.report import (
+    ANSWERED,
     DELAY_MS,
     Row,
     print_table,
@@ -125,15 +127,21 @@ async def measure_together(measured: list[tuple[Row, Send, CpuClock]]) -> list[R
     return [row for row, _, _ in measured]
 
 
-def direct_sender(client: Any, users: int, plan: str, slots: asyncio.Semaphore) -> Send:
+def direct_sender(
+    client: Any, users: int, plan: str, slots: asyncio.Semaphore, *, answered: bool = False
+) -> Send:
+    """The direct floor's reads; `answered`: then answered as an endpoint must
+    (bench/answered.py: every item decoded, the read rules, the JSON written)."""
     today = datetime.now(UTC).date()
 
     async def send() -> dict[str, Any]:
-        tally = await read_users(client, table_names(), USERS[:users], today, plan, slots)
+        reads = await read_users(client, table_names(), USERS[:users], today, plan, slots)
+        if answered:
+            answer_body(reads, table_names(), USERS[:users], datetime.now(UTC))
         return {
-            "dynamodbCalls": tally.calls,
+            "dynamodbCalls": reads.calls,
             "roundTrips": 1,
-            "readCapacityUnits": tally.read_capacity_units,
+            "readCapacityUnits": reads.read_capacity_units,
         }
 
     return send
@@ -143,7 +151,7 @@ async def run_rows(servers: Servers, direct_endpoints: dict[str, str]) -> list[R
     token = mint_token(SECRET, "bench", [DASHBOARD], timedelta(hours=2), SystemClock())
     gateway_headers = {"Authorization": f"Bearer {token}", "X-Insight-Cost": "1"}
     rows: list[Row] = []
-    # The direct floor: the gateway's own client settings (its parser, no parameter
+    # The direct floors: the gateway's own client settings (its parser, no parameter
     # validation, keep-alive, fixed User-Agent) and, like a started worker, this process's
     # collector settled; botocore's stock parser beside it for comparison.
     config = client_config(Settings())
@@ -174,9 +182,14 @@ async def run_rows(servers: Servers, direct_endpoints: dict[str, str]) -> list[R
             pid = servers.pids[server]
             return Row(name, users), send, lambda: processes.cpu_seconds(pid)
 
-        def direct(name: str, client: str, users: int, plan: str) -> tuple[Row, Send, CpuClock]:
-            send = direct_sender(directs[client], users, plan, slots)
+        def direct(
+            name: str, client: str, users: int, plan: str, *, answered: bool = False
+        ) -> tuple[Row, Send, CpuClock]:
+            send = direct_sender(directs[client], users, plan, slots, answered=answered)
             return Row(name, users), send, time.process_time
+
+        def direct_answered(users: int) -> tuple[Row, Send, CpuClock]:
+            return direct(ANSWERED, "direct", users, COLLECTION, answered=True)
 
         delayed = f"+{DELAY_MS}ms"
         groups = [
@@ -185,6 +198,7 @@ async def run_rows(servers: Servers, direct_endpoints: dict[str, str]) -> list[R
                 gateway("gateway, graphql-core path", "core", "/graphql", 1),
                 gateway("gateway, cached", "cached", "/graphql", 1),
                 direct("direct", "direct", 1, COLLECTION),
+                direct_answered(1),
             ],
             [
                 gateway("gateway", "main", "/graphql", 10),
@@ -192,12 +206,14 @@ async def run_rows(servers: Servers, direct_endpoints: dict[str, str]) -> list[R
                 gateway("gateway, graphql-core path", "core", "/graphql", 10),
                 gateway("gateway, cached", "cached", "/graphql", 10),
                 direct("direct", "direct", 10, COLLECTION),
+                direct_answered(10),
             ],
             [
                 gateway("gateway", "main", "/graphql", 100),
                 gateway("gateway, graphql-core path", "core", "/graphql", 100),
                 gateway("gateway, cached", "cached", "/graphql", 100),
                 direct("direct", "direct", 100, COLLECTION),
+                direct_answered(100),
             ],
             [
                 gateway(f"gateway {delayed}", "delayed", "/graphql", 1),

@@ -4,7 +4,9 @@ for comparison: `/bench/naive` (the gateway's schema over naive per-field reads)
 
 Run by uvicorn as a factory: `uvicorn --factory bench.server:create_bench_app`.
 `BENCH_PLAN=prefix` turns the single-table collection off and `BENCH_PLAN=collection`
-uses it for every selection, to measure the plans the access plan chooses between.
+uses it for every selection, to measure the plans the access plan chooses between (the
+latter prices the collection's read units at 0, so with `INSIGHT_PRICE_READ_UNIT=0` too it
+is chosen only where its CPU is the lower).
 `BENCH_FEED_HEARTBEAT=1` publishes shard positions on the change feed, for the cached rows
 (bench/feed_heartbeat.py says why and what that does not measure)."""
 

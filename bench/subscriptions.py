@@ -40,8 +40,8 @@ from gateway.cli.embedded import EmbeddedDynamoDB
 from gateway.resources import open_dynamo
 from gateway.settings import Settings
 from gateway.state import opened_resources
-from loaders.changes import Change
 from loaders.dynamodb import FinishedCall
+from loaders.live.changes import Change
 from loaders.tables import Table, TableNames, create_tables
 from schema.clock import SystemClock
 from schema.principal import DASHBOARD

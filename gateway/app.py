@@ -18,7 +18,8 @@ from gateway.http.graphql_view import GatewayGraphQL
 from gateway.http.last_resort import LastResort
 from gateway.http.operation_choice import OneOperationOrNamed
 from gateway.idempotency import OUTCOMES, Idempotency
-from gateway.live import open_live_data
+from gateway.live.feed_wiring import open_live_data
+from gateway.live.hub_wiring import open_subscriptions
 from gateway.observability.cache_metrics import CacheMetrics
 from gateway.observability.dynamodb_failures import FailureLog
 from gateway.observability.field_usage import FieldUsage
@@ -33,7 +34,6 @@ from gateway.protection.rate_limit import Budgets
 from gateway.resources import open_dynamo, settled_collector
 from gateway.settings import Settings
 from gateway.state import Resources, resources_of
-from gateway.subscriptions.wiring import open_subscriptions
 from loaders.cache import WritePublisher
 from loaders.lock import LockClient
 from schema.clock import Clock, SystemClock
@@ -122,8 +122,9 @@ def create_app(
     # the trusted documents, validated against the schema served, before parsing.
     budgets = Budgets.from_settings(settings, metrics.rate_limit_storage_errors.inc)
     # The process's prepared operations (schema/prepared.py): each document measured once,
-    # for the limits, the charge, field usage, the access plan and completion alike.
-    prepared = PreparedOperations(GATEWAY_COST_POLICY)
+    # for the limits, the charge, field usage, the access plan and completion alike; it
+    # holds the prices the access plan chooses by.
+    prepared = PreparedOperations(GATEWAY_COST_POLICY, prices=settings.plan_prices)
     schema = build_schema(
         [
             # First: a document whose operation cannot be chosen is refused before any other

@@ -7,14 +7,16 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from gateway.settings.live import LiveSettings
-from loaders.cache import CoherentCache, FeedWatch
-from loaders.changes import ChangeFeed
+from loaders.cache import CoherentCache
+from loaders.live.changes import ChangeFeed
+from loaders.live.feed_watch import FeedWatch
 
 
 @asynccontextmanager
 async def open_cache(feed: ChangeFeed, settings: LiveSettings) -> AsyncIterator[CoherentCache]:
     """The cache listening to `feed` until the block ends: the one the stream readers
-    publish on (`gateway.live`, opened before), whether or not subscriptions are served."""
+    publish on (`gateway.live.feed_wiring`, opened before), whether or not subscriptions
+    are served."""
     cache = CoherentCache(
         settings.cache_max_bytes, FeedWatch(max_lag_seconds=settings.cache_max_lag_seconds)
     )

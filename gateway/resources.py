@@ -14,7 +14,7 @@ from aiobotocore.session import AioSession
 
 from gateway.settings.service import ServiceSettings
 from loaders.dynamodb import Dynamo
-from loaders.streams import StreamsApi
+from loaders.live.streams import StreamsApi
 from loaders.wire_parser import FastResponseParserFactory
 
 

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 from starlette.applications import Starlette
 
-from gateway.live import LiveData
+from gateway.live.feed_wiring import LiveData
 from loaders.cache import CoherentCache, WritePublisher
-from loaders.changes import ChangeFeed
 from loaders.dynamodb import Dynamo
+from loaders.live.changes import ChangeFeed
 from loaders.lock import LockClient
 from schema.clock import Clock
 from schema.context import Context, LiveSubscriptions, build_context

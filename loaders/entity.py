@@ -136,12 +136,14 @@ class TtlRule:
 @dataclass(frozen=True, slots=True)
 class Collection:
     """A partition that holds several entities (ElectroDB's collection), read whole by one
-    Query when the access plan finds it cheaper: `read_units` is that Query's capacity."""
+    Query when the access plan finds it cheaper: `read_units` is that Query's capacity and
+    `items` the items it returns, per user."""
 
     name: str
     table: Table
     pk: KeyTemplate
     read_units: float
+    items: int
 
     def partition(self, **values: object) -> tuple[Table, str]:
         return self.table, self.pk.build(values)
@@ -156,9 +158,10 @@ class Entity(Generic[R]):
     that is the user's id (None: the key names no user). `ttl`: when it expires (None:
     never). `wakes`: its changes reach the change feed and wake subscribers. `row`: its
     codec, from an item to a row (None: never read as a row). `read_units`: the capacity of
-    one read of it (a point read, or the Query of its sort-key prefix), for the access
-    plan; required in a collection. `example`: a key's values, for the documentation and
-    the tests.
+    one read of it (a point read, or the Query of its sort-key prefix), `read_items` the
+    items that read returns, and `queried` whether it is that Query (a call of its own) or
+    a key of a BatchGetItem: the access plan's prices, required in a collection.
+    `example`: a key's values, for the documentation and the tests.
     """
 
     name: str
@@ -171,6 +174,8 @@ class Entity(Generic[R]):
     wakes: bool = False
     row: Callable[[Mapping[str, Any]], R] | None = None
     read_units: float | None = None
+    read_items: int | None = None
+    queried: bool = False
     collection: Collection | None = field(default=None)
     # The partition key's text before the user's id, when the id ends it (every key but the
     # idempotency record's): `user_of` runs for every row read, so it only slices.
@@ -181,8 +186,10 @@ class Entity(Generic[R]):
             object.__setattr__(self, "_user_prefix", self.pk.prefix)
         if (self.sk is None) != (self.table.key_names[1] is None):
             raise ValueError(f"{self.name}: the sort key must match {self.table.name}'s keys")
-        if self.collection is not None and self.read_units is None:
-            raise ValueError(f"{self.name}: an entity of a collection declares its read_units")
+        if self.collection is not None and (self.read_units is None or self.read_items is None):
+            raise ValueError(
+                f"{self.name}: an entity of a collection declares its read_units and read_items"
+            )
         if self.user is not None and self.user not in self.pk.names:
             raise ValueError(f"{self.name}: {self.user} is not a value of {self.pk.text!r}")
 
@@ -239,6 +246,8 @@ def entity(
     wakes: bool = False,
     row: Callable[[Mapping[str, Any]], R] | None = None,
     read_units: float | None = None,
+    read_items: int | None = None,
+    queried: bool = False,
 ) -> Entity[R]:
     """An `Entity` from its templates' text; `pk` a collection puts it in that partition."""
     collection = pk if isinstance(pk, Collection) else None
@@ -255,5 +264,7 @@ def entity(
         wakes=wakes,
         row=row,
         read_units=read_units,
+        read_items=read_items,
+        queried=queried,
         collection=collection,
     )

@@ -7,13 +7,19 @@ Read as a single-table collection, it costs one Query of the whole partition, wh
 items answer all of them, but reads the partition's other rows too (older mines'
 expenses, a year of months, every score).
 
-The choice follows the read capacity each plan consumes, as `make bench` measured it on
-its realistic users (dynalite's ReturnConsumedCapacity, eventually consistent units per
-user): the whole partition 3.5; the recurring prefix 2.0 (two mines' rows); rituals,
-scores and last pages 0.5 each; each point read 0.5. The collection is chosen when the
-prefix plan would consume more: a full User (6.5 against 3.5, and 4 calls against 7, the
-least CPU too), not `recurringExpenses` with two points (3.0) nor with scores (2.5),
-where the bench measured the prefix plan cheaper in capacity and CPU alike.
+The choice follows what each plan costs one user, in dollars (`schema.plan_prices`): its
+read units at the read unit's price, plus the gateway's CPU for its calls and items at the
+vCPU's price. Both come from the entities' declarations (`read_units`, `read_items`,
+`queried`; the collection's `read_units` and `items`), as `make bench` measured them on its
+realistic users: the whole partition 3.5 units and 112 items in one Query; the recurring
+prefix 2.0 units and 48 items (two mines' rows); rituals 0.5 and 16, scores 0.5 and 10
+(the default limit), last pages 0.5 and 3; each point read 0.5 and one item, a hundredth of
+a BatchGetItem. The collection is chosen when its price is lower. At today's prices
+(docs/performance.md, "The access plan's prices") a read unit costs as much as ~11 ms of
+CPU, so the units decide: a full User (6.5 units against 3.5; in CPU about even, 4 Queries
+against 1 but 29 items fewer) and the frontend's selection (4.0 against 3.5, for ~1.2 ms
+more CPU) read the partition whole; `recurringExpenses` with two points (3.0) or with
+scores (2.5) does not.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from graphql import (
 from loaders.entities import USERS
 from schema.context import Info
 from schema.field_reads import FieldRead, UndeclaredRead, type_reads
+from schema.plan_prices import PRICES, PlanCost, Prices
 from schema.prepared import owner_of
 from schema.user import User
 
@@ -42,6 +49,8 @@ from schema.user import User
 #: declaration. Each field's share under the prefix plan comes from its `reads` and the
 #: entities' `read_units` (`schema.field_reads`).
 COLLECTION_UNITS = USERS.read_units
+#: The items a Query of the whole partition returns, per user: the collection's declaration.
+COLLECTION_ITEMS = USERS.items
 #: What each User field reads, derived at import: a field without reads is an error here.
 USER_READS = type_reads(User)
 #: The arguments that multiply a field's reads (`months`).
@@ -102,7 +111,17 @@ def prefix_plan_units(
 ) -> float:
     """The read capacity the selection's partition fields cost one user, field by field.
     Raises `UndeclaredRead` for a field `reads` does not know (meta fields read nothing)."""
-    units = 0.0
+    return prefix_plan_cost(fields, variables, reads).units
+
+
+def prefix_plan_cost(
+    fields: Iterable[UserField],
+    variables: Mapping[str, Any],
+    reads: Mapping[str, FieldRead] = USER_READS,
+) -> PlanCost:
+    """What the selection's partition fields cost one user read field by field: read units,
+    calls and items. Raises `UndeclaredRead` as `prefix_plan_units` does."""
+    cost = PlanCost()
     for name, times in fields:
         read = reads.get(name)
         if read is None:
@@ -110,8 +129,19 @@ def prefix_plan_units(
                 continue
             raise UndeclaredRead("User", name)
         count = _times(_argument_value(times, variables), read.default_times) if read.times else 1
-        units += read.units(USERS, count)
-    return units
+        cost += read.cost(USERS, count)
+    return cost
+
+
+def collection_cost(picked: PlanCost) -> PlanCost:
+    """What reading the partition whole costs one user whose reads pick `picked`'s items:
+    one Query of every item, of which only the picked are decoded."""
+    return PlanCost(
+        units=COLLECTION_UNITS,
+        calls=1.0,
+        items_read=COLLECTION_ITEMS,
+        items_decoded=min(picked.items_decoded, COLLECTION_ITEMS),
+    )
 
 
 def _argument_value(node: ValueNode | None, variables: Mapping[str, Any]) -> object:
@@ -137,14 +167,21 @@ def reads_partition_whole(
     fields: Iterable[UserField],
     variables: Mapping[str, Any],
     reads: Mapping[str, FieldRead] = USER_READS,
+    *,
+    prices: Prices = PRICES,
 ) -> bool:
-    units = prefix_plan_units(fields, variables, reads)
-    return units > 0 and units > COLLECTION_UNITS
+    """Whether the collection's price is lower than the prefix plan's for this selection
+    (never when it reads nothing of the partition)."""
+    prefix = prefix_plan_cost(fields, variables, reads)
+    if prefix.items_read <= 0 and prefix.units <= 0:
+        return False
+    return prices.dollars(collection_cost(prefix)) < prices.dollars(prefix)
 
 
 def plan_user_reads(info: Info, user_ids: Iterable[str]) -> None:
     """Prime the request's loaders for the users the current root field returns: when the
-    selection makes the collection cheaper, each user's partition is read whole."""
+    selection makes the collection cheaper at the schema's prices, each user's partition is
+    read whole."""
     plan_reads(info._raw_info, user_ids)
 
 
@@ -155,7 +192,9 @@ def plan_reads(raw: GraphQLResolveInfo[Any], user_ids: Iterable[str]) -> None:
     # strawberry's executor gives the coerced dict; graphql-core's own, a container of it.
     given: Any = raw.variable_values
     variables: Mapping[str, Any] = getattr(given, "coerced", given)
-    if reads_partition_whole(fields, variables, _reads_of(raw)):
+    owner = owner_of(raw.schema)
+    prices = PRICES if owner is None else owner.prices
+    if reads_partition_whole(fields, variables, _reads_of(raw), prices=prices):
         for user_id in dict.fromkeys(user_ids):
             raw.context.reads.collect_user_partition(user_id)
 

@@ -3,7 +3,7 @@
 
     @strawberry.field(metadata=reads(SAVINGS_MONTH, times="months"))
 
-The access plan prices a selection from these and the entities' read capacities: a field
+The access plan prices a selection from these and the entities' read declarations: a field
 that declares nothing is an error when its type's reads are derived (at import for the
 product's User, at the first plan for any other type), never a read priced at 0.
 """
@@ -18,6 +18,7 @@ from typing import Any
 from strawberry.schema.name_converter import NameConverter
 
 from loaders.entity import Collection, Entity
+from schema.plan_prices import KEYS_PER_BATCH, PlanCost
 
 #: The key of a field's `metadata` that holds its `FieldRead`.
 READS = "insight.reads"
@@ -44,12 +45,18 @@ class FieldRead:
 
     def units(self, collection: Collection, times: int = 1) -> float:
         """What it reads of `collection`'s partition, field by field (read capacity)."""
-        one = sum(
-            declared.read_units or 0.0
-            for declared in self.entities
-            if declared.collection is collection
-        )
-        return one * times
+        return self.cost(collection, times).units
+
+    def cost(self, collection: Collection, times: int = 1) -> PlanCost:
+        """What it reads of `collection`'s partition, field by field: read units, calls (a
+        Query each, a point read its key's share of a BatchGetItem) and items."""
+        one = PlanCost()
+        for declared in self.entities:
+            if declared.collection is collection:
+                items = float(declared.read_items or 0)
+                calls = 1.0 if declared.queried else 1 / KEYS_PER_BATCH
+                one += PlanCost(declared.read_units or 0.0, calls, items, items)
+        return one.times(times)
 
 
 def reads(*entities: Entity[Any], times: str | None = None) -> dict[str, object]:

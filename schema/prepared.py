@@ -42,6 +42,7 @@ from schema.extensions.measures import (
     query_cost,
     query_depth,
 )
+from schema.plan_prices import PRICES, Prices
 from schema.scalars import WireForms
 
 __all__ = [
@@ -168,13 +169,21 @@ class PreparedOperations:
     `preparations` counts the operations prepared, `reuses` the requests answered by one
     prepared before, `evictions` those dropped past `maxsize`. It also holds the schema's
     other process caches: `completion` counts the compiled executor's objects, `forms`
-    remembers the Decimal and DateTime wire forms (schema/scalars.py)."""
+    remembers the Decimal and DateTime wire forms (schema/scalars.py); and `prices`, what
+    the access plan prices its candidate plans by (schema/plan_prices.py)."""
 
-    def __init__(self, policy: CostPolicy | None = None, maxsize: int = PREPARED_OPERATIONS):
+    def __init__(
+        self,
+        policy: CostPolicy | None = None,
+        maxsize: int = PREPARED_OPERATIONS,
+        *,
+        prices: Prices = PRICES,
+    ):
         if maxsize < 1:
             raise ValueError("PreparedOperations keeps at least one operation")
         self.policy = policy or CostPolicy()
         self.maxsize = maxsize
+        self.prices = prices
         self.preparations = 0
         self.reuses = 0
         self.evictions = 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 
-from loaders.changes import Change, ShardPosition
+from loaders.live.changes import Change, ShardPosition
 
 
 class Recorder:

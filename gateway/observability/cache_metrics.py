@@ -9,7 +9,8 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from loaders.cache import DISCONNECTED, LAGGING, NO_POSITION, CoherentCache
+from loaders.cache import CoherentCache
+from loaders.live.feed_watch import DISCONNECTED, LAGGING, NO_POSITION
 
 BYPASS_REASONS = (DISCONNECTED, NO_POSITION, LAGGING)
 

@@ -18,8 +18,8 @@ from collections.abc import Callable, Sequence
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
-from loaders.changes import Change, ChangeFeed, ShardPosition
-from loaders.streams import StreamObserver
+from loaders.live.changes import Change, ChangeFeed, ShardPosition
+from loaders.live.streams import StreamObserver
 from loaders.tables import Table, TableNames
 
 

@@ -32,6 +32,7 @@ from gateway.configuration import (
 from gateway.settings.checks import CHECKS
 from gateway.settings.live import LiveSettings
 from schema.extensions import QueryLimits
+from schema.plan_prices import Prices
 
 __all__ = ["VARIABLES", "Settings", "SettingsError"]
 
@@ -54,6 +55,11 @@ class Settings(LiveSettings):
             max_fragment_depth=self.max_query_fragment_depth,
             max_overlaps=self.max_query_overlaps,
         )
+
+    @property
+    def plan_prices(self) -> Prices:
+        """The prices the access plan chooses by (schema/plan_prices.py)."""
+        return Prices(read_unit=self.price_read_unit, vcpu_hour=self.price_vcpu_hour)
 
     @classmethod
     def from_environ(

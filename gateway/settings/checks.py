@@ -17,4 +17,16 @@ def _trusted_documents_have_a_manifest(settings: RequestSettings) -> None:
         raise SettingsError(f"{env['trusted_documents']}={mode} needs {manifest} (the manifest)")
 
 
-CHECKS: tuple[Callable[[RequestSettings], None], ...] = (_trusted_documents_have_a_manifest,)
+def _some_price_is_above_zero(settings: RequestSettings) -> None:
+    if settings.price_read_unit == 0 and settings.price_vcpu_hour == 0:
+        env = {name: variable.env for name, variable in declared(type(settings))}
+        raise SettingsError(
+            f"{env['price_read_unit']} and {env['price_vcpu_hour']} are both 0: the access "
+            "plan needs a price above 0 to choose by"
+        )
+
+
+CHECKS: tuple[Callable[[RequestSettings], None], ...] = (
+    _trusted_documents_have_a_manifest,
+    _some_price_is_above_zero,
+)

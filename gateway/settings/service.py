@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from gateway.configuration import setting, setting_group
 from gateway.configuration.parsers import call_path_choice, log_format_choice
 from loaders.tables import TableNames
+from schema.plan_prices import READ_UNIT_PRICE, VCPU_HOUR_PRICE
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +100,24 @@ class ServiceSettings:
         "sent over the client's own connection pool, a fraction of botocore's CPU) or "
         "`botocore` (through aioboto3, as every other call is)",
         parse=call_path_choice,
+    )
+    # The access plan reads a user's partition whole or field by field, whichever costs less
+    # at these prices (schema/plan_prices.py says where the defaults come from).
+    price_read_unit: float = setting(
+        "INSIGHT_PRICE_READ_UNIT",
+        READ_UNIT_PRICE,
+        "dollars per million DynamoDB read request units, for the access plan's choice "
+        "(default: on-demand, us-east-1; see Performance)",
+        minimum=0,
+        maximum=100,
+    )
+    price_vcpu_hour: float = setting(
+        "INSIGHT_PRICE_VCPU_HOUR",
+        VCPU_HOUR_PRICE,
+        "dollars per vCPU-hour of the gateway's replicas, for the access plan's choice "
+        "(default: Fargate on-demand, Linux/x86, us-east-1; see Performance)",
+        minimum=0,
+        maximum=100,
     )
     dynamodb_unprocessed_deadline_seconds: float = setting(
         "INSIGHT_DYNAMODB_UNPROCESSED_DEADLINE_SECONDS",

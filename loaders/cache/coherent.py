@@ -16,13 +16,13 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from loaders.cache.entries import EntryStore, Partition, PartitionEntry
-from loaders.cache.feed_watch import FeedWatch
 from loaders.cache.items import ROWS_PER_ITEM_SIZE, cached_item
 from loaders.cache.sizes import items_size, key_size, measured_size
-from loaders.changes import Change, ShardPosition
 from loaders.codec import Item
 from loaders.collections import Collected
 from loaders.keys import ItemKey, QueryKey
+from loaders.live.changes import Change, ShardPosition
+from loaders.live.feed_watch import FeedWatch
 from loaders.tables import Table
 
 

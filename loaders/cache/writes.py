@@ -13,8 +13,8 @@ import logging
 from collections.abc import Iterable
 
 from loaders.cache.coherent import CoherentCache
-from loaders.changes import Change, ChangeFeed
 from loaders.entities import STREAMED_TABLES
+from loaders.live.changes import Change, ChangeFeed
 from loaders.tables import Table
 
 logger = logging.getLogger("gateway.cache")

@@ -66,5 +66,6 @@ ALERT = entity(
     wakes=True,
     row=AlertRow.from_item,
     read_units=0.5,
+    read_items=1,
     example={"user_id": "demo-ada"},
 )

@@ -82,5 +82,6 @@ SAVINGS_MONTH = entity(
     wakes=True,
     row=BalanceRow.from_item,
     read_units=0.5,
+    read_items=1,
     example={"user_id": "demo-ada", "month": "2026-12"},
 )

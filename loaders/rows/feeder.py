@@ -100,5 +100,7 @@ LAST_PAGE = entity(
     wakes=True,
     row=LastPageRow.from_item,
     read_units=0.5,
+    read_items=3,
+    queried=True,
     example={"user_id": "demo-ada", "pave_request_id": "req-7f3a"},
 )

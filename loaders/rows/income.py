@@ -60,5 +60,6 @@ INCOME = entity(
     wakes=True,
     row=IncomeRow.from_item,
     read_units=0.5,
+    read_items=1,
     example={"user_id": "demo-ada"},
 )

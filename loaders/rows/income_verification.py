@@ -82,5 +82,6 @@ INCOME_VERIFICATION = entity(
     wakes=True,
     row=IncomeVerificationRow.from_item,
     read_units=0.5,
+    read_items=1,
     example={"user_id": "demo-ada"},
 )

@@ -153,7 +153,7 @@ _EXPENSE_EXAMPLE = {
 #: An expense found by a mine, due on `due_date`; kept `EXPENSE_TTL` days after it.
 _EXPENSE_TTL = TtlRule("due_date", setting="expense_ttl_days", from_midnight=True)
 
-#: The recurring expenses: a Query of their prefix reads two mines' rows (2.0 units).
+#: The recurring expenses: a Query of their prefix reads two mines' rows (2.0 units, 48 items).
 RECURRING_EXPENSE = entity(
     "recurring",
     Table.PAVE,
@@ -163,6 +163,8 @@ RECURRING_EXPENSE = entity(
     wakes=True,
     row=partial(expense_from_item, RECURRING),
     read_units=2.0,
+    read_items=48,
+    queried=True,
     example=_EXPENSE_EXAMPLE,
 )
 
@@ -175,6 +177,8 @@ RITUAL_EXPENSE = entity(
     wakes=True,
     row=partial(expense_from_item, RITUAL),
     read_units=0.5,
+    read_items=16,
+    queried=True,
     example=_EXPENSE_EXAMPLE,
 )
 

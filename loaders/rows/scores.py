@@ -60,5 +60,8 @@ CASH_ADVANCE_SCORE = entity(
     wakes=True,
     row=ScoreRow.from_item,
     read_units=0.5,
+    # The Query stops at `limit`: the default 10 of the 30 scores a month keeps.
+    read_items=10,
+    queried=True,
     example={"user_id": "demo-ada", "scored_at": datetime(2026, 12, 2, 11, 31, 28, tzinfo=UTC)},
 )

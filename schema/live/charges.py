@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from schema.live.subscriber import Charge
+from schema.live.ports import Charge
 from schema.principal import Principal
 
 

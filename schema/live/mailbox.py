@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from typing import Any, TypeAlias
 
-#: One re-read's answer as the `next` message carries it: `{"data": …, "errors": […]}`.
-Payload: TypeAlias = dict[str, Any]
+from schema.live.ports import Payload
 
 
 class Mailbox:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from schema.live.hub import Events, LiveHub
-from schema.live.subscriber import Send
+from schema.live.ports import Send
 from schema.principal import Principal
 
 

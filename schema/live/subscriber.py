@@ -4,49 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Final, Literal, Protocol, TypeAlias
 
-from schema.live.mailbox import Mailbox, Payload
+from schema.live.mailbox import Mailbox
+from schema.live.ports import Charge, LiveObserver, Payload, Send
 from schema.principal import Principal
 
 logger = logging.getLogger("gateway.subscriptions")
-
-#: Charges `cost` points to the principal's budget: 0 when charged, else the seconds to
-#: wait before trying again (over budget, or the budgets' storage down and failing closed).
-Charge = Callable[[Principal, int], Awaitable[float]]
-#: Sends one `next` payload on the subscription's socket.
-Send = Callable[[Payload], Awaitable[None]]
-
-#: Why a group is re-read: a change from the feed, a subscriber's initial state (`initial:
-#: true`), a resync after the feed lost changes, or the clock (UTC midnight, an item's TTL).
-RereadReason: TypeAlias = Literal["change", "initial", "resync", "clock"]
-CHANGE: Final = "change"
-INITIAL: Final = "initial"
-RESYNC: Final = "resync"
-CLOCK: Final = "clock"
-REREAD_REASONS: tuple[RereadReason, ...] = (CHANGE, INITIAL, RESYNC, CLOCK)
-
-
-class LiveObserver(Protocol):
-    """What the metrics hear of the hub."""
-
-    def reread(self, reason: RereadReason) -> None: ...
-
-    def event(self) -> None: ...
-
-
-class NoObserver:
-    def reread(self, reason: RereadReason) -> None:
-        return None
-
-    def event(self) -> None:
-        return None
-
-
-async def free(principal: Principal, cost: int) -> float:
-    """No budgets: every re-read is charged nothing."""
-    return 0.0
 
 
 class Subscriber:

@@ -11,7 +11,7 @@ from types_aiobotocore_dynamodb import DynamoDBClient
 from bench.server import create_bench_app
 from gateway.settings import Settings
 from gateway.state import opened_resources
-from loaders.cache import NO_POSITION
+from loaders.live.feed_watch import NO_POSITION
 from loaders.tables import TableNames, create_tables
 from tests.conftest import unique_table_names
 

@@ -18,7 +18,7 @@ from gateway.auth.tokens import mint_token
 from gateway.settings import Settings
 from gateway.state import opened_resources
 from loaders.cache import STREAMED_TABLES, CoherentCache
-from loaders.changes import Change, ChangeFeed, ShardPosition
+from loaders.live.changes import Change, ChangeFeed, ShardPosition
 from loaders.tables import Table
 from schema.clock import FixedClock
 from schema.principal import DASHBOARD, WRITER

@@ -13,9 +13,9 @@ import pytest
 from types_aiobotocore_dynamodb import DynamoDBClient
 
 from gateway.settings import Settings
-from loaders.changes import Change, ShardPosition
 from loaders.dynamodb import Dynamo
 from loaders.entities import LAST_PAGE
+from loaders.live.changes import Change, ShardPosition
 from loaders.rows.income import IncomeRow
 from loaders.tables import Table, TableNames, create_tables
 from schema.clock import FixedClock

@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING
 import pytest
 
 from loaders.answers import Later, pending, then, when_all
-from loaders.cache import STREAMED_TABLES, CacheReader, CoherentCache, FeedWatch
-from loaders.changes import ShardPosition
+from loaders.cache import STREAMED_TABLES, CacheReader, CoherentCache
 from loaders.dynamodb import Dynamo
+from loaders.live.changes import ShardPosition
+from loaders.live.feed_watch import FeedWatch
 from loaders.point_reads import PointReadLoader
 from loaders.queries import QueryLoader
 from loaders.rows.balance_settings import BalanceSettingsRow

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from loaders import entities as e
-from loaders.cache.feed_watch import FeedWatch
 from loaders.codec import epoch_seconds
 from loaders.entity import KeyTemplate, TtlRule, entity
-from loaders.streams.coordinator import LeaseCoordinator
+from loaders.live.feed_watch import FeedWatch
+from loaders.live.streams.coordinator import LeaseCoordinator
 from loaders.tables import Table
 
 AT = datetime(2026, 12, 2, 11, 31, 28, tzinfo=UTC)
@@ -86,8 +86,10 @@ def test_ttl_rules_give_what_the_writers_wrote() -> None:
 def test_a_declaration_is_checked_against_its_table() -> None:
     with pytest.raises(ValueError, match="sort key"):
         entity("x", Table.BALANCE_SETTINGS, pk="{user_id}", sk="X", example={})
-    with pytest.raises(ValueError, match="read_units"):
+    with pytest.raises(ValueError, match="read_units and read_items"):
         entity("x", Table.PAVE, pk=e.USERS, sk="X", example={})
+    with pytest.raises(ValueError, match="read_units and read_items"):
+        entity("x", Table.PAVE, pk=e.USERS, sk="X", read_units=0.5, example={})
     with pytest.raises(ValueError, match="not a value"):
         entity("x", Table.PAVE, pk="X#{id}", sk="X", example={})
     with pytest.raises(ValueError, match="another table"):

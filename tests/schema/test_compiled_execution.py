@@ -27,9 +27,10 @@ from strawberry.extensions import SchemaExtension
 from strawberry.types import ExecutionResult
 
 from gateway.settings import Settings
-from loaders.cache import STREAMED_TABLES, CoherentCache, FeedWatch
-from loaders.changes import ShardPosition
+from loaders.cache import STREAMED_TABLES, CoherentCache
 from loaders.dynamodb import Dynamo
+from loaders.live.changes import ShardPosition
+from loaders.live.feed_watch import FeedWatch
 from loaders.tables import create_tables
 from schema.clock import FixedClock
 from schema.context import build_context

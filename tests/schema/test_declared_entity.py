@@ -41,7 +41,7 @@ class NicknameRow:
         return {"PK": key.pk, "SK": key.sk, "type": "nickname", "nickname": self.nickname}
 
 
-#: A point read in the user's `USERS#<id>` partition, 0.5 units a read.
+#: A point read in the user's `USERS#<id>` partition, 0.5 units and one item a read.
 NICKNAME = entity(
     "nickname",
     Table.PAVE,
@@ -50,6 +50,7 @@ NICKNAME = entity(
     wakes=True,
     row=NicknameRow.from_item,
     read_units=0.5,
+    read_items=1,
     example={"user_id": "u-1"},
 )
 

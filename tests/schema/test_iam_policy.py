@@ -15,10 +15,10 @@ from gateway.cli.examples import DASHBOARD_QUERY, FRONTEND_QUERY, dashboard_vari
 from gateway.observability.health import readyz
 from gateway.settings import Settings
 from gateway.state import Resources
-from loaders.changes import Change, MemoryChangeFeed, ShardPosition
 from loaders.dynamodb import Dynamo
+from loaders.live.changes import Change, MemoryChangeFeed, ShardPosition
+from loaders.live.streams import LeaseCoordinator, StreamsApi
 from loaders.lock import LockClient
-from loaders.streams import LeaseCoordinator, StreamsApi
 from loaders.tables import Table, TableNames
 from schema.clock import FixedClock
 from schema.principal import Principal

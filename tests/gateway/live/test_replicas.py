@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
-from loaders.changes import Change
-from loaders.changes.redis_feed import RedisChangeFeed
+from loaders.live.changes import Change
+from loaders.live.changes.redis_feed import RedisChangeFeed
 from loaders.tables import Table, TableNames
 from support.metrics_text import value
 from support.processes import free_port

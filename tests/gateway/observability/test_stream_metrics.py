@@ -6,7 +6,7 @@ from __future__ import annotations
 from prometheus_client import CollectorRegistry, generate_latest
 
 from gateway.observability.stream_metrics import StreamMetrics
-from loaders.changes import Change, MemoryChangeFeed, ShardPosition
+from loaders.live.changes import Change, MemoryChangeFeed, ShardPosition
 from loaders.tables import Table, TableNames
 
 

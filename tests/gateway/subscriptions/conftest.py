@@ -16,8 +16,8 @@ from gateway.app import create_app
 from gateway.auth.tokens import mint_token
 from gateway.settings import Settings
 from gateway.state import opened_resources
-from loaders.changes import Change, MemoryChangeFeed
 from loaders.dynamodb import FinishedCall
+from loaders.live.changes import Change, MemoryChangeFeed
 from loaders.tables import Table
 from schema.clock import FixedClock
 from schema.live import LiveHub

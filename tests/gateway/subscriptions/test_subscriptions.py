@@ -7,7 +7,7 @@ import asyncio
 from typing import Any
 
 from gateway.settings import Settings
-from loaders.changes import ShardPosition
+from loaders.live.changes import ShardPosition
 from loaders.tables import Table
 from schema.clock import FixedClock
 from tests.change_recorder import Recorder

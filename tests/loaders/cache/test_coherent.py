@@ -6,18 +6,11 @@ from decimal import Decimal
 
 import pytest
 
-from loaders.cache import (
-    DISCONNECTED,
-    LAGGING,
-    MISS,
-    NO_POSITION,
-    CacheReader,
-    CoherentCache,
-    FeedWatch,
-)
+from loaders.cache import MISS, CacheReader, CoherentCache
 from loaders.cache.items import row_of
-from loaders.changes import Change, ShardPosition
 from loaders.keys import ItemKey, QueryKey
+from loaders.live.changes import Change, ShardPosition
+from loaders.live.feed_watch import DISCONNECTED, LAGGING, NO_POSITION, FeedWatch
 from loaders.tables import Table
 from tests.conftest import NOW
 

@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from loaders.cache import CacheReader, CoherentCache, FeedWatch
-from loaders.changes import Change, ShardPosition
+from loaders.cache import CacheReader, CoherentCache
 from loaders.dynamodb import Dynamo
 from loaders.keys import ItemKey, QueryKey
+from loaders.live.changes import Change, ShardPosition
+from loaders.live.feed_watch import FeedWatch
 from loaders.point_reads import PointReadLoader
 from loaders.queries import QueryLoader
 from loaders.tables import Table, TableNames

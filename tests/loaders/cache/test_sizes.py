@@ -12,12 +12,13 @@ from functools import partial
 from typing import Any
 
 from gateway.settings import Settings
-from loaders.cache import CoherentCache, FeedWatch
+from loaders.cache import CoherentCache
 from loaders.cache.items import ROWS_PER_ITEM_SIZE, row_of
 from loaders.cache.sizes import items_size
-from loaders.changes import ShardPosition
 from loaders.codec import Item, from_wire, to_wire
 from loaders.keys import ItemKey
+from loaders.live.changes import ShardPosition
+from loaders.live.feed_watch import FeedWatch
 from loaders.rows.alert import AlertRow
 from loaders.rows.balance import BalanceRow
 from loaders.rows.feeder import LastPageRow, PaveLabelRow

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from loaders.backoff import Backoff
-from loaders.changes import Change
 from loaders.dynamodb import Dynamo, FinishedCall
+from loaders.live.changes import Change
 from loaders.tables import Table
 from schema.clock import FixedClock
 from schema.context import Context, build_context
@@ -84,7 +84,7 @@ class FlakyHub(LiveHub):
 async def test_a_re_read_dynamodb_failed_is_tried_again_until_whole(
     clock: FixedClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("schema.live.hub.RETRY", Backoff(base=0.05, cap=0.1))
+    monkeypatch.setattr("schema.live.schedule.RETRY", Backoff(base=0.05, cap=0.1))
     failed = {
         "data": {"viewerChanged": {"alert": None}},
         "errors": [{"message": "unavailable", "extensions": {"code": "DYNAMODB_UNAVAILABLE"}}],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from schema.live import Mailbox, Payload, Subscriber
-from schema.live.subscriber import NoObserver
+from schema.live.ports import NoObserver
 from schema.principal import Principal
 
 

@@ -15,11 +15,10 @@ from datetime import datetime
 from typing import Any
 
 from loaders.backoff import Backoff
-from loaders.changes import Change, ChangeFeed, ShardPosition
 from loaders.dynamodb import DynamoDBFailure
 from loaders.errors import DynamoDBUnavailable
-from loaders.lock import Lock, LockClient, LockLost
-from loaders.streams.api import (
+from loaders.live.changes import Change, ChangeFeed, ShardPosition
+from loaders.live.streams.api import (
     EXPIRED_ITERATOR,
     NOT_FOUND,
     THROTTLING,
@@ -27,9 +26,10 @@ from loaders.streams.api import (
     StreamsApi,
     error_code,
 )
-from loaders.streams.checkpoint import Checkpoint
-from loaders.streams.observer import ReadObserver
-from loaders.streams.shards import Plan, Start
+from loaders.live.streams.checkpoint import Checkpoint
+from loaders.live.streams.observer import ReadObserver
+from loaders.live.streams.shards import Plan, Start
+from loaders.lock import Lock, LockClient, LockLost
 from loaders.tables import Table
 
 log = logging.getLogger("gateway.streams")

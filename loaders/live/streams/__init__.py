@@ -1,5 +1,5 @@
 """The DynamoDB Streams readers: every committed write to the streamed tables becomes a
-`Change` on the change feed (`loaders/changes`).
+`Change` on the change feed (`loaders/live/changes`).
 
 - `api.py`: the three DynamoDB Streams calls the readers make, and their error codes;
 - `checkpoint.py`: a shard's position, as kept in its lease's `data`;
@@ -9,11 +9,11 @@
 - `coordinator.py`: the leases (one `locks` item per shard), spread among the replicas.
 """
 
-from loaders.streams.api import STREAMED_TABLES, StreamsApi
-from loaders.streams.checkpoint import Checkpoint
-from loaders.streams.coordinator import LeaseCoordinator, lease_key
-from loaders.streams.observer import StreamObserver
-from loaders.streams.shards import Shard
+from loaders.live.streams.api import STREAMED_TABLES, StreamsApi
+from loaders.live.streams.checkpoint import Checkpoint
+from loaders.live.streams.coordinator import LeaseCoordinator, lease_key
+from loaders.live.streams.observer import StreamObserver
+from loaders.live.streams.shards import Shard
 
 __all__ = [
     "STREAMED_TABLES",

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from loaders.changes import Change, ShardPosition
-from loaders.streams import StreamsApi, lease_key
+from loaders.live.changes import Change, ShardPosition
+from loaders.live.streams import StreamsApi, lease_key
 from loaders.tables import Table, TableNames
-from tests.loaders.streams.conftest import Readers, until
+from tests.loaders.live.streams.conftest import Readers, until
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient

@@ -15,14 +15,14 @@ import orjson
 import pytest
 
 from gateway.cli.embedded import EmbeddedDynamoDB
-from loaders.changes import Change, ChangeFeed, MemoryChangeFeed
 from loaders.dynamodb import Dynamo
-from loaders.streams import Checkpoint, LeaseCoordinator, StreamsApi, lease_key
-from loaders.streams.reader import Pace
+from loaders.live.changes import Change, ChangeFeed, MemoryChangeFeed
+from loaders.live.streams import Checkpoint, LeaseCoordinator, StreamsApi, lease_key
+from loaders.live.streams.reader import Pace
 from loaders.tables import STREAMED_TABLES, Table, TableNames
 from tests.change_recorder import Recorder
 from tests.loaders.conftest import MOTO, ClientPool
-from tests.loaders.streams.fault_streams import SyntheticStream
+from tests.loaders.live.streams.fault_streams import SyntheticStream
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient

@@ -26,17 +26,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
-from loaders.changes import ChangeFeed
 from loaders.dynamodb import Dynamo, DynamoDBFailure
 from loaders.errors import DynamoDBUnavailable
-from loaders.lock import Lock, LockClient, LockLost, LockNotGranted
-from loaders.lock.item import ATTR_KEY, seen_from_item
-from loaders.streams.api import STREAMED_TABLES, StreamsApi
-from loaders.streams.checkpoint import Checkpoint
-from loaders.streams.cleanup import forget, forgettable
-from loaders.streams.observer import StreamObserver
-from loaders.streams.reader import Outcome, Pace, ShardGone, ShardReader
-from loaders.streams.shards import (
+from loaders.live.changes import ChangeFeed
+from loaders.live.streams.api import STREAMED_TABLES, StreamsApi
+from loaders.live.streams.checkpoint import Checkpoint
+from loaders.live.streams.cleanup import forget, forgettable
+from loaders.live.streams.observer import StreamObserver
+from loaders.live.streams.reader import Outcome, Pace, ShardGone, ShardReader
+from loaders.live.streams.shards import (
     LeaseView,
     Plan,
     Shard,
@@ -45,6 +43,8 @@ from loaders.streams.shards import (
     describe_shards,
     plan_shards,
 )
+from loaders.lock import Lock, LockClient, LockLost, LockNotGranted
+from loaders.lock.item import ATTR_KEY, seen_from_item
 from loaders.tables import Table
 
 log = logging.getLogger("gateway.streams")

@@ -3,7 +3,7 @@ method is a no-op here."""
 
 from __future__ import annotations
 
-from loaders.changes import ShardPosition
+from loaders.live.changes import ShardPosition
 from loaders.tables import Table
 
 

@@ -18,8 +18,8 @@ import pytest
 from gateway.app import create_app
 from gateway.settings import Settings
 from gateway.state import opened_resources
-from loaders.changes import Change
-from loaders.streams import lease_key
+from loaders.live.changes import Change
+from loaders.live.streams import lease_key
 from loaders.tables import Table, TableNames, create_tables
 from support.metrics_text import samples, series, value
 from tests.change_recorder import Recorder

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from loaders.changes import Change, MemoryChangeFeed, ShardPosition
+from loaders.live.changes import Change, MemoryChangeFeed, ShardPosition
 from loaders.tables import Table
 from tests.change_recorder import Recorder
 

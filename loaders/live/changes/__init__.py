@@ -6,7 +6,7 @@ replica's listeners hear them: the subscriptions (re-read the user) and the cohe
 (drop the partition). The gateway's own mutations publish their changes at once too.
 """
 
-from loaders.changes.feed import (
+from loaders.live.changes.feed import (
     Change,
     ChangeFeed,
     ChangeListener,

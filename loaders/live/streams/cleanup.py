@@ -13,8 +13,8 @@ import logging
 from collections.abc import Mapping, Sequence
 
 from loaders.dynamodb import ConditionFailed, Dynamo
+from loaders.live.streams.shards import LeaseView, Shard
 from loaders.lock.item import ATTR_IS_RELEASED, ATTR_KEY, ATTR_RECORD_VERSION_NUMBER
-from loaders.streams.shards import LeaseView, Shard
 
 log = logging.getLogger("gateway.streams")
 

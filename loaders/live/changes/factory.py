@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from loaders.changes.feed import ChangeFeed, MemoryChangeFeed
+from loaders.live.changes.feed import ChangeFeed, MemoryChangeFeed
 
 __all__ = ["open_change_feed"]
 
@@ -13,7 +13,7 @@ def open_change_feed(uri: str) -> ChangeFeed:
     if uri == "memory://":
         return MemoryChangeFeed()
     if uri.startswith(("redis://", "rediss://")):
-        from loaders.changes.redis_feed import RedisChangeFeed
+        from loaders.live.changes.redis_feed import RedisChangeFeed
 
         return RedisChangeFeed(uri)
     raise ValueError(f"a change feed URI is memory:// or redis://host:port/db, not {uri!r}")

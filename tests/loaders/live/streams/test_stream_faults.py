@@ -7,12 +7,12 @@ import itertools
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
-from loaders.changes import Change, MemoryChangeFeed
-from loaders.streams import Checkpoint
+from loaders.live.changes import Change, MemoryChangeFeed
+from loaders.live.streams import Checkpoint
 from loaders.tables import Table
 from tests.change_recorder import Recorder
-from tests.loaders.streams.conftest import Readers, until
-from tests.loaders.streams.fault_streams import SyntheticStream
+from tests.loaders.live.streams.conftest import Readers, until
+from tests.loaders.live.streams.fault_streams import SyntheticStream
 
 PAVE = [Table.PAVE]
 

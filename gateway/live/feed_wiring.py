@@ -14,10 +14,10 @@ from prometheus_client import CollectorRegistry
 from gateway.observability.stream_metrics import StreamMetrics
 from gateway.resources import open_streams
 from gateway.settings.live import LiveSettings
-from loaders.changes import ChangeFeed
-from loaders.changes.factory import open_change_feed
 from loaders.dynamodb import Dynamo
-from loaders.streams import LeaseCoordinator
+from loaders.live.changes import ChangeFeed
+from loaders.live.changes.factory import open_change_feed
+from loaders.live.streams import LeaseCoordinator
 
 log = logging.getLogger("gateway.streams")
 

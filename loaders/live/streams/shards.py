@@ -21,8 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from loaders.streams.api import StreamsApi
-from loaders.streams.checkpoint import Checkpoint
+from loaders.live.streams.api import StreamsApi
+from loaders.live.streams.checkpoint import Checkpoint
 
 #: DescribeStream pages at most 100 shards; a stream rarely has more than a few dozen.
 _MAX_PAGES = 1000

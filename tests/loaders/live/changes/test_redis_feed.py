@@ -12,9 +12,9 @@ import coredis
 import orjson
 import pytest
 
-from loaders.changes import Change, ShardPosition
-from loaders.changes.factory import open_change_feed
-from loaders.changes.redis_feed import FeedUnavailable, RedisChangeFeed
+from loaders.live.changes import Change, ShardPosition
+from loaders.live.changes.factory import open_change_feed
+from loaders.live.changes.redis_feed import FeedUnavailable, RedisChangeFeed
 from loaders.tables import Table
 from support.redis_server import RedisServer
 from tests.change_recorder import Recorder

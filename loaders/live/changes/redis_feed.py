@@ -28,7 +28,7 @@ import coredis
 import orjson
 
 from loaders.backoff import Backoff
-from loaders.changes.feed import Change, ChangeListener, ShardPosition
+from loaders.live.changes.feed import Change, ChangeListener, ShardPosition
 from loaders.lock import random_name
 from loaders.tables import Table
 

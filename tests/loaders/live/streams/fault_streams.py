@@ -14,7 +14,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from loaders.streams import StreamsApi
+from loaders.live.streams import StreamsApi
 
 
 def client_error(code: str, operation: str) -> ClientError:

@@ -11,9 +11,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 
-from loaders.changes import ShardPosition
 from loaders.entities import STREAMED_TABLES
+from loaders.live.changes import ShardPosition
 from loaders.table import Table
+
+__all__ = ["DISCONNECTED", "LAGGING", "NO_POSITION", "FeedWatch"]
 
 #: Bypass reasons, the `reason` label of `gateway_cache_bypasses`.
 DISCONNECTED = "disconnected"

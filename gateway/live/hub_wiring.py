@@ -1,5 +1,5 @@
-"""The subscriptions' part of the lifespan: the hub on the change feed, its budgets and
-metrics, and the Context of each re-read."""
+"""`open_subscriptions`, the subscriptions' part of the lifespan: the hub on the change
+feed, its budgets and metrics, and the Context of each re-read."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ async def open_subscriptions(
             reread=True,
         )
 
-    # Opened before, by the live data's lifespan (gateway/live): the stream readers' feed.
+    # Opened before, by the live data's lifespan (feed_wiring.py): the stream readers' feed.
     feed = resources.change_feed
     assert feed is not None, "the live data opens before the subscriptions"
     hub = LiveHub(
