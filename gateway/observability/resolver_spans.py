@@ -5,7 +5,9 @@ strawberry's extension is field middleware whose `resolve` is a coroutine functi
 field, a plain attribute read included, becomes a coroutine to await (about six times a
 plain field's cost) even though it gets no span. Here a field resolved by strawberry's
 default resolver is handed on as is, which also lets the compiled completion path
-(`schema.execution`) complete plain objects with tracing on; every other field gets
+(`schema.execution`) complete plain objects with tracing on. A User's fields are planned:
+read together by the plan, not resolved one by one, so they have no span of their own (the
+trace shows the root field's span and each DynamoDB call's). Every other field of ours gets
 strawberry's own span, as before.
 """
 

@@ -23,7 +23,8 @@ and completes synchronously (`loaders.answers.Later`: no coroutine or task per f
 root fields of an operation are resolved and completed in one synchronous pass, so the whole
 operation's reads go to DynamoDB together: one wait by construction. A failed load fails the
 objects that read it back to graphql-core's path, whose resolvers answer from the same
-settled loads (no second call) with the error at its place.
+settled loads (no second call) with the error at its place; the other objects of a list
+keep what the plan completed.
 """
 
 from __future__ import annotations
@@ -31,8 +32,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from functools import partial
-from types import GeneratorType
-from typing import Any, ClassVar, TypeAlias
+from typing import Any, ClassVar
 
 # FieldDetailsList and DeliveryGroupMap are graphql-core's internals, not its public API: what
 # its execution context passes to `complete_object_value` and `complete_list_value`, which this
@@ -48,7 +48,6 @@ from graphql import (
     GraphQLOutputType,
     GraphQLResolveInfo,
     GraphQLSchema,
-    Undefined,
 )
 from graphql.execution.collect_fields import FieldDetailsList
 from graphql.execution.executor import Executor
@@ -60,12 +59,14 @@ from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.types.field import StrawberryField
 from strawberry.types.info import Info
 
-from loaders.answers import Later
+from schema.execution.completion import (
+    Compiled,
+    PlannedRead,
+    complete_objects,
+    complete_plain,
+)
 from schema.execution.plan import (
     COLLECTION_DIRECTIVES,
-    LEAF,
-    LEAF_LIST,
-    OBJECT,
     STRAWBERRY_DEFINITION,
     TYPENAME,
     Level,
@@ -73,169 +74,20 @@ from schema.execution.plan import (
     compile_level,
     level_key,
 )
+from schema.execution.planned import ask, loads_of, planned_reads, settle
 from schema.prepared import CompletionCounts, owner_of
 
-__all__ = [
-    "Compiled",
-    "CompiledExecutionContext",
-    "PassesPlainFields",
-    "Unplain",
-    "complete_plain",
-    "passes_plain_fields",
-    "planned_reads",
-]
-
-#: One field of a request's compiled object: response name, kind, read, coerce (for
-#: `__typename`, the type's name), non-null, items non-null, the nested object's fields,
-#: planned (its value comes from the object's answers, in order, not from `read`).
-Compiled: TypeAlias = tuple[tuple[Any, ...], ...]
-#: A planned field's read for this request: its resolver with its arguments bound.
-PlannedRead: TypeAlias = Callable[[Any], Any]
+__all__ = ["CompiledExecutionContext", "PassesPlainFields", "passes_plain_fields"]
 
 
 class PassesPlainFields:
     """Marks a schema extension whose `resolve` hands a field resolved by strawberry's
     default resolver straight to the next resolver, untouched: with it installed, plain
-    objects are still completed by the compiled path (which then never calls it)."""
+    objects are still completed by the compiled path (which then never calls it), and so
+    are planned objects, whose fields are read by the plan, not resolved one by one (so the
+    extension sees none of them either)."""
 
     passes_plain_fields: ClassVar[bool] = True
-
-
-class Unplain(Exception):
-    """A value the compiled path leaves to graphql-core."""
-
-
-#: Value types known to be neither awaitable nor exceptions (found once per type).
-_PLAIN_TYPES: set[type] = {str, int, float, bool}
-
-
-def _check_plain(value: Any) -> None:
-    """Raise Unplain for a value graphql-core would await or raise; else remember its type
-    (generators are awaitable per object, so their type is never remembered)."""
-    if isinstance(value, Exception) or is_awaitable(value):
-        raise Unplain
-    if not isinstance(value, GeneratorType):
-        _PLAIN_TYPES.add(type(value))
-
-
-def complete_plain(
-    fields: Compiled, source: Any, answers: Sequence[Any] | None = None
-) -> dict[str, Any]:
-    """The completed object, as graphql-core would give it; Unplain (or the read's own
-    error) where graphql-core's path must answer instead. `answers` are the planned fields'
-    values, in order (`ask`, then `settle`)."""
-    plain_types = _PLAIN_TYPES
-    completed: dict[str, Any] = {}
-    answered = iter(answers or ())
-    for response_name, kind, read, coerce, non_null, items_non_null, nested, planned in fields:
-        if kind == TYPENAME:
-            completed[response_name] = coerce
-            continue
-        value = next(answered) if planned and answers is not None else read(source)
-        if value is None or value is Undefined:
-            if non_null:
-                raise Unplain
-            completed[response_name] = None
-            continue
-        if type(value) not in plain_types:
-            _check_plain(value)
-        if kind == LEAF:
-            coerced = coerce(value)
-            if coerced is None or coerced is Undefined:
-                raise Unplain
-            completed[response_name] = coerced
-        elif kind == OBJECT:
-            completed[response_name] = complete_plain(nested, value)
-        else:
-            if type(value) is not list and type(value) is not tuple:
-                raise Unplain
-            completed[response_name] = (
-                _leaves(coerce, items_non_null, value)
-                if kind == LEAF_LIST
-                else _objects(nested, items_non_null, value)
-            )
-    return completed
-
-
-def ask(reads: Sequence[PlannedRead], source: Any) -> list[Any]:
-    """Each planned read's answer for `source`: a value, `Later`, another awaitable, or the
-    error it raised (which sends the object back to graphql-core's path)."""
-    answers: list[Any] = []
-    for read in reads:
-        try:
-            answers.append(read(source))
-        except Exception as error:  # graphql-core's path gives the error at its place
-            answers.append(error)
-    return answers
-
-
-def loads_of(answers: Sequence[Sequence[Any]]) -> list[Any]:
-    """Every load the answers wait on, each once: the futures under `Later`s, and any other
-    awaitable as it is."""
-    waits: dict[int, Any] = {}
-    for object_answers in answers:
-        for answer in object_answers:
-            if isinstance(answer, Later):
-                for load in answer.loads():
-                    waits.setdefault(id(load), load)
-            elif is_awaitable(answer):
-                waits.setdefault(id(answer), answer)
-    return list(waits.values())
-
-
-def settle(answers: list[Any], awaited: dict[int, Any]) -> list[Any]:
-    """The answers once their loads are done: `Later`s settled (a failed load becomes its
-    error as the value), other awaitables replaced by what awaiting them gave."""
-    settled: list[Any] = []
-    for answer in answers:
-        if isinstance(answer, Later):
-            try:
-                settled.append(answer.settle())
-            except Exception as error:
-                settled.append(error)
-        elif id(answer) in awaited:
-            settled.append(awaited[id(answer)])
-        else:
-            settled.append(answer)
-    return settled
-
-
-def planned_reads(fields: Compiled) -> tuple[PlannedRead, ...]:
-    """The planned fields' reads of a compiled object, in order (none for a plain one)."""
-    return tuple(field[2] for field in fields if field[7])
-
-
-def _leaves(coerce: Any, non_null: bool, values: list[Any] | tuple[Any, ...]) -> list[Any]:
-    plain_types = _PLAIN_TYPES
-    completed: list[Any] = []
-    for value in values:
-        if value is None or value is Undefined:
-            if non_null:
-                raise Unplain
-            completed.append(None)
-            continue
-        if type(value) not in plain_types:
-            _check_plain(value)
-        coerced = coerce(value)
-        if coerced is None or coerced is Undefined:
-            raise Unplain
-        completed.append(coerced)
-    return completed
-
-
-def _objects(fields: Compiled, non_null: bool, values: list[Any] | tuple[Any, ...]) -> list[Any]:
-    plain_types = _PLAIN_TYPES
-    completed: list[Any] = []
-    for value in values:
-        if value is None or value is Undefined:
-            if non_null:
-                raise Unplain
-            completed.append(None)
-            continue
-        if type(value) not in plain_types:
-            _check_plain(value)
-        completed.append(complete_plain(fields, value))
-    return completed
 
 
 def _streams(node: Any) -> bool:
@@ -367,7 +219,7 @@ class CompiledExecutionContext(StrawberryGraphQLCoreExecutionContext):
                         single=False,
                     )
                 try:
-                    completed = _objects(fields, items_non_null, result)
+                    completed = complete_objects(fields, items_non_null, result)
                 except Exception:  # graphql-core's path gives the answer or the error
                     self._counts.fell_back += 1
                 else:
