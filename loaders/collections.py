@@ -94,11 +94,8 @@ class Collections:
     """The partitions a request reads whole, shared by its two cores."""
 
     def __init__(self) -> None:
-        # A partition's Query starts with the first read it answers, not when it is planned:
-        # the plan runs in the root resolver, a tick before the field resolvers, and a Query
-        # dispatched on its own then would leave those fields' other Queries for a later
-        # batch, after it instead of beside it.
-        self._starts: dict[Partition, Callable[[], asyncio.Future[list[WireItem]]]] = {}
+        # Each partition's one Query, sent with the request's other reads (the plan collects
+        # a partition in the same pass that asks for its reads).
         self._sources: dict[Partition, asyncio.Future[list[WireItem]]] = {}
         # One `Collected` (and its SK index) per partition, however many keys derive.
         self._collected: dict[Partition, Collected] = {}
@@ -106,7 +103,7 @@ class Collections:
         self._decoded: set[Partition] = set()
 
     def __contains__(self, partition: Partition) -> bool:
-        return partition in self._starts
+        return partition in self._sources
 
     def add(
         self,
@@ -115,22 +112,22 @@ class Collections:
         *,
         decoded: bool = False,
     ) -> None:
-        """Collect `partition`; `start` sends its Query (through the query core) when a
-        read first needs it. `decoded`: its items come decoded already."""
-        self._starts.setdefault(partition, start)
+        """Collect `partition`: `start` sends its Query (through the query core), now,
+        unless it is collected already. `decoded`: its items come decoded already."""
+        if partition in self._sources:
+            return
+        self._sources[partition] = start()
         if decoded:
             self._decoded.add(partition)
 
     def discard(self, partition: Partition) -> None:
         """Forget a partition's items (the request wrote to it): later loads read afresh."""
-        self._starts.pop(partition, None)
         self._sources.pop(partition, None)
         self._collected.pop(partition, None)
         self._decoded.discard(partition)
 
     def clear(self) -> None:
         """Forget every partition (the request is over)."""
-        self._starts.clear()
         self._sources.clear()
         self._collected.clear()
         self._decoded.clear()
@@ -142,10 +139,7 @@ class Collections:
         when the partition is not collected. A failed Query fails the derived future."""
         source = self._sources.get(partition)
         if source is None:
-            start = self._starts.get(partition)
-            if start is None:
-                return None
-            source = self._sources[partition] = start()
+            return None
         derived: asyncio.Future[T] = source.get_loop().create_future()
         source.add_done_callback(partial(self._settle, partition, derived, pick))
         return derived

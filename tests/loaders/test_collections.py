@@ -104,16 +104,13 @@ async def test_a_failed_collection_fails_every_read_it_answers(
     assert await other is None  # a read outside the partition does not share its failure
 
 
-async def test_the_query_waits_for_the_first_read_it_answers(
+async def test_the_query_goes_out_with_the_reads_asked_in_the_same_pass(
     dynamo: Dynamo, dynamodb_calls: CallCounter
 ) -> None:
-    # The plan runs a tick before the field resolvers: a Query sent then would go out in a
-    # batch of its own, ahead of the fields' other Queries, instead of with them.
+    # The plan collects the partition and asks for every read in one synchronous pass (the
+    # planned executor), so the partition's Query is sent at once, in the batch of the
+    # other Queries: nothing holds it back a tick.
     points, queries = _cores(dynamo)
-    queries.collect(Table.PAVE, PK)
-    await asyncio.sleep(0.05)
-    assert dynamodb_calls.total == 0
-    mine = QueryKey(Table.PAVE, "MINE#u-1", "TIME#", newest_first=True, limit=1)
     batches: list[int] = []
     real_batch = queries.batch_load_fn
 
@@ -122,6 +119,8 @@ async def test_the_query_waits_for_the_first_read_it_answers(
         return await real_batch(keys)  # type: ignore[return-value]
 
     queries.batch_load_fn = counted  # type: ignore[method-assign,assignment]
+    queries.collect(Table.PAVE, PK)
+    mine = QueryKey(Table.PAVE, "MINE#u-1", "TIME#", newest_first=True, limit=1)
     await asyncio.gather(queries.load(mine), points.load(ItemKey(Table.PAVE, PK, "ALERT#u-1")))
     assert batches == [2]  # the partition and the latest mine, together
     assert dynamodb_calls.calls == {"Query": 2}
