@@ -26,10 +26,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from math import isfinite
 from operator import attrgetter
 from typing import Any, TypeAlias
 
 from graphql import (
+    GRAPHQL_MAX_INT,
+    GRAPHQL_MIN_INT,
     FieldNode,
     GraphQLLeafType,
     GraphQLList,
@@ -39,6 +42,13 @@ from graphql import (
     GraphQLSchema,
     is_leaf_type,
     is_object_type,
+)
+from graphql.type.scalars import (
+    serialize_boolean,
+    serialize_float,
+    serialize_id,
+    serialize_int,
+    serialize_string,
 )
 from strawberry.resolvers import is_default_resolver
 from strawberry.types.base import StrawberryType
@@ -223,4 +233,53 @@ def _typed(
 
 def _coercer(leaf: Any) -> Callable[[Any], Any]:
     leaf_type: GraphQLLeafType = leaf
-    return leaf_type.coerce_output_value
+    coerce = leaf_type.coerce_output_value
+    if leaf_type.serialize is _BUILT_IN_SERIALIZERS.get(leaf_type.name):
+        return _FAST_COERCERS.get(leaf_type.name, coerce)
+    return coerce
+
+
+def _string(value: Any) -> Any:
+    # A str is its own String (and ID) output: serialize_string's first test.
+    return value if type(value) is str else serialize_string(value)
+
+
+def _id(value: Any) -> Any:
+    return value if type(value) is str else serialize_id(value)
+
+
+def _boolean(value: Any) -> Any:
+    return value if type(value) is bool else serialize_boolean(value)
+
+
+def _int(value: Any) -> Any:
+    # An int within GraphQL's 32 bits is its own Int output; anything else (a bool, a float,
+    # a string, out of range) is serialize_int's to coerce or refuse.
+    if type(value) is int and GRAPHQL_MIN_INT <= value <= GRAPHQL_MAX_INT:
+        return value
+    return serialize_int(value)
+
+
+def _float(value: Any) -> Any:
+    if type(value) is float and isfinite(value):
+        return value
+    return serialize_float(value)
+
+
+#: graphql-core's serializers of the built-in scalars, and the same outputs without the calls
+#: and checks a value already of the output's type does not need (a schema's own scalar of
+#: the same name, with another serializer, keeps its own).
+_BUILT_IN_SERIALIZERS: dict[str, Callable[[Any], Any]] = {
+    "String": serialize_string,
+    "ID": serialize_id,
+    "Boolean": serialize_boolean,
+    "Int": serialize_int,
+    "Float": serialize_float,
+}
+_FAST_COERCERS: dict[str, Callable[[Any], Any]] = {
+    "String": _string,
+    "ID": _id,
+    "Boolean": _boolean,
+    "Int": _int,
+    "Float": _float,
+}

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 from datetime import date
 from decimal import Decimal
 from typing import Any
@@ -425,3 +426,35 @@ async def test_a_federation_schema_takes_the_same_executor() -> None:
     assert answers[0] == answers[1]
     assert answers[0][1] == []
     assert COUNTS.compiled - before >= 2  # entity (its leaf inside), _service
+
+
+# --- the built-in scalars' outputs ---------------------------------------------------------
+
+OUTPUTS = st.one_of(
+    st.integers(),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.booleans(),
+    st.text(max_size=5),
+    st.decimals(allow_nan=False, allow_infinity=False, places=2),
+    st.none(),
+)
+
+
+@settings(max_examples=EXAMPLES)
+@given(value=OUTPUTS)
+def test_the_built_in_scalars_output_exactly_as_graphql_cores_serializers(value: Any) -> None:
+    from graphql import GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLString
+
+    from schema.execution.plan import _coercer
+
+    for scalar in (GraphQLString, GraphQLID, GraphQLBoolean, GraphQLInt, GraphQLFloat):
+        fast = _coercer(scalar)
+        assert fast is not scalar.serialize  # the short path is taken
+        try:
+            want: Any = scalar.serialize(value)
+        except Exception as error:  # the same refusal, message included
+            with pytest.raises(type(error), match=re.escape(str(error))):
+                fast(value)
+        else:
+            got = fast(value)
+            assert (type(got), got) == (type(want), want) or (got != got and want != want)
