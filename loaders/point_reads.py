@@ -104,7 +104,7 @@ class PointReadLoader(DataLoader[ItemKey, Item | None]):
                     live = item if item is not None and is_live(item, self._now) else None
                     outcome[key] = read[key] = live
                     if live is not None and self._expiries is not None:
-                        self._expiries.note(live.get("ttl"))
+                        self._expiries.note(live.get("ttl"), key.table, key.pk)
         if self._coherent is not None:
             self._coherent.store_points(version, read)
         return [outcome[key] for key in keys]

@@ -99,13 +99,13 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
         """Drop every collected partition's items (shared with the point-read core)."""
         self._collections.clear()
 
-    def _keep(self, item: Item) -> bool:
+    def _keep(self, query: QueryKey, item: Item) -> bool:
         live = is_live(item, self._now)
         if live and self._expiries is not None:
-            self._expiries.note(item.get("ttl"))
+            self._expiries.note(item.get("ttl"), query.table, query.pk)
         return live
 
-    def _keep_wire(self, wire: WireItem) -> bool:
+    def _keep_wire(self, query: QueryKey, wire: WireItem) -> bool:
         ttl = wire.get("ttl")
         if ttl is None:
             return True
@@ -113,7 +113,7 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
             # is_live's comparison, without decoding the item to read one Number.
             live = Decimal(ttl["N"]) > self._now_seconds
             if live and self._expiries is not None:
-                self._expiries.note(ttl["N"])
+                self._expiries.note(ttl["N"], query.table, query.pk)
             return live
         return is_live(from_wire({"ttl": ttl}), self._now)
 
@@ -123,9 +123,13 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
         version = self._coherent.begin() if self._coherent is not None else None
         answers: list[list[Item] | BaseException] = await asyncio.gather(
             *(
-                self._dynamo.query(query, self._keep_wire, wire=True, consistent=self._consistent)
+                self._dynamo.query(
+                    query, partial(self._keep_wire, query), wire=True, consistent=self._consistent
+                )
                 if isinstance(query, WholePartition)
-                else self._dynamo.query(query, self._keep, consistent=self._consistent)
+                else self._dynamo.query(
+                    query, partial(self._keep, query), consistent=self._consistent
+                )
                 for query in queries
             ),
             return_exceptions=True,

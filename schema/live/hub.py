@@ -30,6 +30,7 @@ from schema.live.ports import (
 )
 from schema.live.reread import hand_out, read_answer, unavailable
 from schema.live.schedule import DEBOUNCE_SECONDS, ReadOutcome, RereadScheduler
+from schema.live.shared_reads import SharedReads
 from schema.live.subscriber import Subscriber
 from schema.principal import Principal
 from schema.user import User
@@ -74,7 +75,7 @@ class LiveHub:
         debounce: float = DEBOUNCE_SECONDS,
     ) -> None:
         self._schema = schema
-        self._new_context = new_context
+        self._reads = SharedReads(new_context)
         self._charge = CoalescedCharge(charge)
         self._observer = observer or NoObserver()
         self._index = GroupIndex()
@@ -163,7 +164,7 @@ class LiveHub:
     ) -> tuple[Payload, float | None]:
         """One user's answer to the group's document, read now, strongly consistent, and
         when the first item it read expires (epoch seconds; None: none has a TTL)."""
-        return await read_answer(self._schema, self._new_context, key, variables)
+        return await read_answer(self._schema, self._reads, key, variables)
 
     # --- time -------------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 """The re-read: one group's document executed for its user, now, strongly consistent,
-through the request machinery (a fresh Context, the loaders, the access plan, the compiled
-completion), and its answer handed to the subscribers it was read for."""
+through the request machinery (a Context, the loaders, the access plan, the planned
+execution), over the reads it shares with the re-reads started in the same tick
+(`schema.live.shared_reads`), and its answer handed to the subscribers it was read for."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import strawberry
 from strawberry.types.graphql import OperationType
 
 from schema.live.groups import Group, GroupKey
-from schema.live.ports import ContextFactory, Payload
+from schema.live.ports import Payload
+from schema.live.shared_reads import SharedReads
 from schema.live.subscriber import Subscriber
 from schema.principal import DASHBOARD, Principal
 from schema.user import User
@@ -18,14 +20,15 @@ from schema.user import User
 
 async def read_answer(
     schema: strawberry.Schema,
-    new_context: ContextFactory,
+    reads: SharedReads,
     key: GroupKey,
     variables: dict[str, Any] | None,
 ) -> tuple[Payload, float | None]:
     """One user's answer to the group's document, read now, strongly consistent, and
-    when the first item it read expires (epoch seconds; None: none has a TTL)."""
+    when the first item it read of that user expires (epoch seconds; None: none has a
+    TTL)."""
     roles = frozenset({DASHBOARD}) if key.scope == DASHBOARD else frozenset()
-    context = new_context(Principal(sub=key.user_id, roles=roles))
+    context, shared = reads.join(Principal(sub=key.user_id, roles=roles), key.user_id)
     try:
         result = await schema.execute(
             key.query,
@@ -36,9 +39,9 @@ async def read_answer(
             allowed_operation_types=(OperationType.SUBSCRIPTION,),
         )
         expiries = context.reads.expiries
-        earliest = expiries.earliest if expiries is not None else None
+        earliest = expiries.earliest_of(key.user_id) if expiries is not None else None
     finally:
-        context.reads.release()
+        reads.leave(shared)
     payload: Payload = {"data": result.data}
     if result.errors:
         payload["errors"] = [error.formatted for error in result.errors]

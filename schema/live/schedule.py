@@ -1,7 +1,9 @@
 """The scheduler: when each group is re-read.
 
-Changes close together coalesce: a woken group waits `debounce` seconds, and never has
-more than one re-read in flight; a change during a re-read makes one more after it, so the
+Changes close together coalesce: a woken group waits `debounce` seconds (to the next
+multiple of it on the loop's clock, so that every group woken within one such window starts
+in the same tick and their re-reads share one read: `schema.live.shared_reads`), and never
+has more than one re-read in flight; a change during a re-read makes one more after it, so the
 last answer shows the latest committed state. A re-read DynamoDB could not answer whole is
 tried again later. Time alone changes some answers (`payday` only on its UTC day, the
 months of `savingsMonths`, an item's TTL): every group is also re-read at each UTC
@@ -13,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -75,9 +78,15 @@ class RereadScheduler:
             loop = asyncio.get_running_loop()
             # A fresh context: the re-read must not inherit the waker's (an HTTP request's
             # log correlation id and budget charges).
-            group.timer = loop.call_later(
-                self._debounce, self._start, group, context=contextvars.Context()
+            group.timer = loop.call_at(
+                self._due(loop.time()), self._start, group, context=contextvars.Context()
             )
+
+    def _due(self, now: float) -> float:
+        """At least `debounce` from `now`, on the grid of its multiples."""
+        if self._debounce <= 0:
+            return now
+        return math.ceil((now + self._debounce) / self._debounce) * self._debounce
 
     def _start(self, group: Group) -> None:
         group.timer = None
