@@ -34,7 +34,7 @@ _PLAIN_TYPES: set[type] = {str, int, float, bool}
 def _check_plain(value: Any) -> None:
     """Raise Unplain for a value graphql-core would await or raise; else remember its type
     (generators are awaitable per object, so their type is never remembered)."""
-    if isinstance(value, Exception) or is_awaitable(value):
+    if isinstance(value, BaseException) or is_awaitable(value):
         raise Unplain
     if not isinstance(value, GeneratorType):
         _PLAIN_TYPES.add(type(value))

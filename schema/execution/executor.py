@@ -74,7 +74,7 @@ from schema.execution.plan import (
     compile_level,
     level_key,
 )
-from schema.execution.planned import ask, loads_of, planned_reads, settle
+from schema.execution.planned import ask, loads_of, outcome, planned_reads, settle
 from schema.prepared import CompletionCounts, owner_of
 
 __all__ = ["CompiledExecutionContext", "PassesPlainFields", "passes_plain_fields"]
@@ -255,8 +255,11 @@ class CompiledExecutionContext(StrawberryGraphQLCoreExecutionContext):
         fall_back: Callable[[], AwaitableOrValue[Any]],
         single: bool,
     ) -> Any:
-        results = await asyncio.gather(*loads, return_exceptions=True)
-        awaited = {id(load): result for load, result in zip(loads, results, strict=True)}
+        # Waited on, not gathered: a cancelled request must not cancel loads that other
+        # requests share (a subscription's re-reads share one read: schema/live).
+        waits = [asyncio.ensure_future(load) for load in loads]
+        await asyncio.wait(waits)
+        awaited = {id(load): outcome(wait) for load, wait in zip(loads, waits, strict=True)}
         finished = self._finish_planned(fields, sources, answers, awaited, fall_back, single)
         return await finished if is_awaitable(finished) else finished
 

@@ -4,6 +4,7 @@ once together (`loads_of`), and each answer is then settled synchronously (`sett
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,7 +13,7 @@ from graphql.pyutils import is_awaitable
 from loaders.answers import Later
 from schema.execution.completion import Compiled, PlannedRead
 
-__all__ = ["ask", "loads_of", "planned_reads", "settle"]
+__all__ = ["ask", "loads_of", "outcome", "planned_reads", "settle"]
 
 
 def ask(reads: Sequence[PlannedRead], source: Any) -> list[Any]:
@@ -49,7 +50,7 @@ def settle(answers: list[Any], awaited: dict[int, Any]) -> list[Any]:
         if isinstance(answer, Later):
             try:
                 settled.append(answer.settle())
-            except Exception as error:
+            except (Exception, asyncio.CancelledError) as error:
                 settled.append(error)
         elif id(answer) in awaited:
             settled.append(awaited[id(answer)])
@@ -61,3 +62,11 @@ def settle(answers: list[Any], awaited: dict[int, Any]) -> list[Any]:
 def planned_reads(fields: Compiled) -> tuple[PlannedRead, ...]:
     """The planned fields' reads of a compiled object, in order (none for a plain one)."""
     return tuple(field[2] for field in fields if field[7])
+
+
+def outcome(load: asyncio.Future[Any]) -> Any:
+    """A done load's value, or its error as the value (a cancelled load's too)."""
+    if load.cancelled():
+        return asyncio.CancelledError()
+    error = load.exception()
+    return load.result() if error is None else error

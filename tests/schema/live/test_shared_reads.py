@@ -158,3 +158,22 @@ async def test_a_shared_read_serves_at_most_its_users_then_opens_another(
     await asyncio.sleep(0)
     _, later = reads.join(Principal("a"), "a")
     assert later not in (first, second)
+
+
+async def test_a_cancelled_re_read_leaves_the_shared_loads_to_the_others(
+    dynamo: Dynamo, clock: FixedClock, dynamodb: Any
+) -> None:
+    await seed(dynamodb, dynamo)
+    hub = hub_over(dynamo, clock)
+    # Two documents over one user: their re-reads wait on the same loads.
+    other = QUERY.replace("{ id lowBalanceAlert }", "{ lowBalanceAlert }")
+    keys = [
+        GroupKey(query, None, '{"ids": ["u-2"]}', "dashboard", "u-2") for query in (QUERY, other)
+    ]
+    first, second = (asyncio.ensure_future(hub.execute(key, {"ids": ["u-2"]})) for key in keys)
+    for _ in range(20):  # until both wait on their loads, in flight
+        await asyncio.sleep(0)
+    first.cancel()
+    payload, _ = await second
+    assert payload == {"data": {"userChanged": {"lowBalanceAlert": "20.00"}}}
+    assert first.cancelled()
