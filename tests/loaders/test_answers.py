@@ -89,6 +89,7 @@ async def test_a_later_answer_waits_on_its_loads_through_nested_answers() -> Non
     loop = asyncio.get_running_loop()
     mine: asyncio.Future[list[str]] = loop.create_future()
     items: asyncio.Future[list[str]] = loop.create_future()
+
     def first(rows: list[str]) -> str:
         return rows[0]
 
