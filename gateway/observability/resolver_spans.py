@@ -8,15 +8,19 @@ default resolver is handed on as is, which also lets the compiled completion pat
 (`schema.execution`) complete plain objects with tracing on. A User's fields are planned:
 read together by the plan, not resolved one by one, so they have no span of their own (the
 trace shows the root field's span and each DynamoDB call's). Every other field of ours gets
-strawberry's own span, as before.
+strawberry's own span, as before. The operation's span is the current span while it
+executes, so that the plan's DynamoDB calls (sent by the loaders, outside any resolver) are
+its children, in the request's trace, over HTTP or in a subscription's re-read alike.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from graphql import GraphQLResolveInfo
+from opentelemetry import context, trace
+from strawberry.extensions import LifecycleStep
 from strawberry.extensions.tracing import OpenTelemetryExtension
 from strawberry.extensions.tracing.utils import should_skip_tracing
 
@@ -24,6 +28,17 @@ from schema.execution.executor import PassesPlainFields
 
 
 class ResolverSpans(OpenTelemetryExtension, PassesPlainFields):
+    def on_execute(self) -> Iterator[None]:
+        operation = self._span_holder.get(LifecycleStep.OPERATION)
+        if operation is None:
+            yield
+            return
+        token = context.attach(trace.set_span_in_context(operation))
+        try:
+            yield
+        finally:
+            context.detach(token)
+
     def resolve(
         self,
         _next: Callable[..., Any],
