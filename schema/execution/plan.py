@@ -234,7 +234,7 @@ def _typed(
 def _coercer(leaf: Any) -> Callable[[Any], Any]:
     leaf_type: GraphQLLeafType = leaf
     coerce = leaf_type.coerce_output_value
-    if leaf_type.serialize is _BUILT_IN_SERIALIZERS.get(leaf_type.name):
+    if coerce is _BUILT_IN_SERIALIZERS.get(leaf_type.name):
         return _FAST_COERCERS.get(leaf_type.name, coerce)
     return coerce
 
