@@ -50,6 +50,7 @@ from graphql import (
 from graphql import validate as graphql_validate
 
 from schema.extensions.variable_skeleton import VARIABLE_RULES, variable_skeleton
+from schema.extensions.walk import selection_sets_outer_first
 
 _TYPENAME = SelectionSetNode(selections=(FieldNode(name=NameNode(value="__typename")),))
 _HARMLESS_DIRECTIVES = frozenset({"include", "skip"})
@@ -80,22 +81,13 @@ def compacted(document: DocumentNode) -> DocumentNode | None:
     """The compact form of `document`, or None when it has nothing to compact.
 
     Iterative: every selection set is keyed after the selection sets inside it."""
-    response_names = Counter[str]()
-    selection_sets: list[SelectionSetNode] = []
-    pending = [
-        definition.selection_set
-        for definition in document.definitions
-        if isinstance(definition, OperationDefinitionNode | FragmentDefinitionNode)
-    ]
-    while pending:
-        selection_set = pending.pop()
-        selection_sets.append(selection_set)
-        for selection in selection_set.selections:
-            if isinstance(selection, FieldNode):
-                response_names[(selection.alias or selection.name).value] += 1
-            inner = getattr(selection, "selection_set", None)
-            if inner is not None:
-                pending.append(inner)
+    selection_sets = selection_sets_outer_first(document)
+    response_names = Counter(
+        (selection.alias or selection.name).value
+        for selection_set in selection_sets
+        for selection in selection_set.selections
+        if isinstance(selection, FieldNode)
+    )
     unique = {name for name, count in response_names.items() if count == 1}
     keys: dict[int, Hashable] = {}
     replaced: dict[int, SelectionSetNode] = {}

@@ -33,6 +33,8 @@ from graphql.validation import (
     VariablesInAllowedPositionRule,
 )
 
+from schema.extensions.walk import selection_sets_outer_first
+
 #: The rules that read variable usages, and nothing else of a document's selections.
 VARIABLE_RULES = (NoUndefinedVariablesRule, NoUnusedVariablesRule, VariablesInAllowedPositionRule)
 
@@ -47,19 +49,7 @@ def variable_skeleton(document: DocumentNode) -> DocumentNode | None:
     defines = any(
         getattr(definition, "variable_definitions", None) for definition in document.definitions
     )
-    selection_sets: list[SelectionSetNode] = []
-    pending = [
-        definition.selection_set
-        for definition in document.definitions
-        if isinstance(definition, OperationDefinitionNode | FragmentDefinitionNode)
-    ]
-    while pending:
-        selection_set = pending.pop()
-        selection_sets.append(selection_set)
-        for selection in selection_set.selections:
-            inner = getattr(selection, "selection_set", None)
-            if inner is not None:
-                pending.append(inner)
+    selection_sets = selection_sets_outer_first(document)
     pruned: dict[int, SelectionSetNode] = {}
     uses: list[bool] = []
     for selection_set in reversed(selection_sets):  # inner sets first

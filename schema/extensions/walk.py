@@ -21,6 +21,7 @@ from graphql import (
     FragmentDefinitionNode,
     FragmentSpreadNode,
     InlineFragmentNode,
+    OperationDefinitionNode,
     SelectionNode,
     SelectionSetNode,
 )
@@ -34,6 +35,25 @@ FieldStep = tuple[S, Callable[[int], int]] | None
 
 def fragments_of(document: DocumentNode) -> dict[str, FragmentDefinitionNode]:
     return {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
+
+
+def selection_sets_outer_first(document: DocumentNode) -> list[SelectionSetNode]:
+    """Every selection set of the document's operations and fragments, each before the
+    selection sets inside it (read it reversed for the inner ones first)."""
+    selection_sets: list[SelectionSetNode] = []
+    pending = [
+        definition.selection_set
+        for definition in document.definitions
+        if isinstance(definition, OperationDefinitionNode | FragmentDefinitionNode)
+    ]
+    while pending:
+        selection_set = pending.pop()
+        selection_sets.append(selection_set)
+        for selection in selection_set.selections:
+            inner = getattr(selection, "selection_set", None)
+            if inner is not None:
+                pending.append(inner)
+    return selection_sets
 
 
 def spreads_in(selection_set: SelectionSetNode | None) -> Iterator[str]:
