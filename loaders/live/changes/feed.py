@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -105,9 +105,16 @@ class MemoryChangeFeed:
         self._listeners.clear()
 
     def _each(self, call: Callable[[ChangeListener], None]) -> None:
-        # A failing listener must not starve the others (nor the stream reader publishing).
-        for listener in tuple(self._listeners):
-            try:
-                call(listener)
-            except Exception:
-                logger.exception("A change listener failed")
+        notify_each(self._listeners, call)
+
+
+def notify_each(
+    listeners: Iterable[ChangeListener], call: Callable[[ChangeListener], None]
+) -> None:
+    """`call` each listener: a failing one must not starve the others (nor the stream
+    reader publishing), so its error is logged and the others still hear."""
+    for listener in tuple(listeners):
+        try:
+            call(listener)
+        except Exception:
+            logger.exception("A change listener failed")

@@ -28,7 +28,7 @@ import coredis
 import orjson
 
 from loaders.backoff import Backoff
-from loaders.live.changes.feed import Change, ChangeListener, ShardPosition
+from loaders.live.changes.feed import Change, ChangeListener, ShardPosition, notify_each
 from loaders.lock import random_name
 from loaders.tables import Table
 
@@ -243,8 +243,4 @@ class RedisChangeFeed:
             self._each(lambda listener: listener.resync("change feed lost messages"))
 
     def _each(self, call: Callable[[ChangeListener], None]) -> None:
-        for listener in tuple(self._listeners):
-            try:
-                call(listener)
-            except Exception:
-                logger.exception("A change listener failed")
+        notify_each(self._listeners, call)
