@@ -16,10 +16,13 @@ class Expiries:
     Kept by the loaders of subscriptions' re-reads, each read again at that instant; re-reads
     that share their loads (schema/live/shared_reads.py) each ask for their own user's."""
 
-    __slots__ = ("_by_partition",)
+    __slots__ = ("_by_partition", "_by_user")
 
     def __init__(self) -> None:
         self._by_partition: dict[tuple[Table, str], Decimal] = {}
+        # Per user (None: a partition that names none), found once for all the re-reads
+        # that ask, after their loads; a later note finds it again.
+        self._by_user: dict[str | None, Decimal] | None = None
 
     def note(self, ttl: object, table: Table, pk: str) -> None:
         if not isinstance(ttl, Decimal | int | str):
@@ -28,20 +31,20 @@ class Expiries:
         known = self._by_partition.get((table, pk))
         if known is None or value < known:
             self._by_partition[(table, pk)] = value
-
-    @property
-    def earliest(self) -> Decimal | None:
-        """The earliest of every item read."""
-        return min(self._by_partition.values(), default=None)
+            self._by_user = None
 
     def earliest_of(self, user_id: str) -> Decimal | None:
         """The earliest of the items read of `user_id`'s partitions (and of any partition
         that names no user, which may be anyone's)."""
+        by_user = self._by_user
+        if by_user is None:
+            by_user = self._by_user = {}
+            for (table, pk), ttl in self._by_partition.items():
+                user = user_of(table, pk)
+                known = by_user.get(user)
+                if known is None or ttl < known:
+                    by_user[user] = ttl
         return min(
-            (
-                ttl
-                for (table, pk), ttl in self._by_partition.items()
-                if user_of(table, pk) in (user_id, None)
-            ),
+            (ttl for ttl in (by_user.get(user_id), by_user.get(None)) if ttl is not None),
             default=None,
         )
