@@ -125,12 +125,30 @@ async def warm(
     return answers[0], answers[1]
 
 
-async def both(query: str, variables: dict[str, Any], dynamo: Dynamo) -> tuple[Any, Any]:
-    """The answers of both paths, each a request of its own (a fresh context)."""
+async def both(
+    query: str, variables: dict[str, Any], dynamo: Dynamo, *, reread_of: str | None = None
+) -> tuple[Any, Any]:
+    """The answers of both paths, each a request of its own (a fresh context). `reread_of`:
+    as a subscription's re-read of that user, the document executed with the User as root
+    value, strongly consistent, as the live hub does (schema/live/reread.py)."""
     answers = []
     for schema in (COMPILED, GRAPHQL_CORE):
-        context = build_context(dynamo=dynamo, principal=DASHBOARD_USER, clock=FixedClock(NOW))
-        result = await schema.execute(query, variable_values=variables, context_value=context)
+        context = build_context(
+            dynamo=dynamo,
+            principal=DASHBOARD_USER,
+            clock=FixedClock(NOW),
+            reread=reread_of is not None,
+        )
+        if reread_of is None:
+            result = await schema.execute(query, variable_values=variables, context_value=context)
+        else:
+            result = await schema.execute(
+                query,
+                variable_values=variables,
+                context_value=context,
+                root_value=User(id=strawberry.ID(reread_of)),
+                allowed_operation_types=(OperationType.SUBSCRIPTION,),
+            )
         answers.append(answer(result))
     return answers[0], answers[1]
 
@@ -219,25 +237,6 @@ async def test_generated_selections_answer_the_same(
     assert await warm(query, variables, dynamo, cache) == (compiled, core)
 
 
-async def rereads(query: str, variables: dict[str, Any], dynamo: Dynamo) -> tuple[Any, Any]:
-    """A subscription's re-read by each path: the document executed with the changed User as
-    root value, strongly consistent, as the live hub does (schema/live/reread.py)."""
-    answers = []
-    for schema in (COMPILED, GRAPHQL_CORE):
-        context = build_context(
-            dynamo=dynamo, principal=DASHBOARD_USER, clock=FixedClock(NOW), reread=True
-        )
-        result = await schema.execute(
-            query,
-            variable_values=variables,
-            context_value=context,
-            root_value=User(id=strawberry.ID("full-1")),
-            allowed_operation_types=(OperationType.SUBSCRIPTION,),
-        )
-        answers.append(answer(result))
-    return answers[0], answers[1]
-
-
 @st.composite
 def subscriptions(draw: st.DrawFn, schema: GraphQLSchema) -> tuple[str, dict[str, Any]]:
     """A `userChanged` document over a generated User selection, as a re-read executes it."""
@@ -264,7 +263,7 @@ async def test_generated_selections_reread_the_same(
 ) -> None:
     document, variables = operation
     before = COUNTS.compiled + COUNTS.planned + COUNTS.fell_back
-    compiled, core = await rereads(document, variables, dynamo)
+    compiled, core = await both(document, variables, dynamo, reread_of="full-1")
     assert compiled == core
     assert '"userChanged": {' in compiled[0]
     # The compiled executor answered the re-read (planned, compiled or fallen back).
