@@ -12,6 +12,7 @@ from loaders.tables import Table
 from schema.clock import FixedClock
 from schema.context import Context, build_context
 from schema.live import GroupKey, LiveHub
+from schema.live.ports import ContextFactory
 from schema.live.shared_reads import SharedReads
 from schema.principal import Principal
 from schema.root import build_schema
@@ -22,11 +23,17 @@ USERS = ["u-1", "u-2", "u-3"]
 QUERY = "subscription($ids: [ID!]!) { userChanged(ids: $ids) { id lowBalanceAlert } }"
 
 
-def hub_over(dynamo: Dynamo, clock: FixedClock, **options: Any) -> LiveHub:
+def rereads_over(dynamo: Dynamo, clock: FixedClock) -> ContextFactory:
+    """A re-read's Context, as the gateway's wiring builds it."""
+
     def new_context(principal: Principal) -> Context:
         return build_context(dynamo=dynamo, principal=principal, clock=clock, reread=True)
 
-    return LiveHub(build_schema(), new_context, clock=clock, **options)
+    return new_context
+
+
+def hub_over(dynamo: Dynamo, clock: FixedClock, **options: Any) -> LiveHub:
+    return LiveHub(build_schema(), rereads_over(dynamo, clock), clock=clock, **options)
 
 
 async def seed(dynamodb: Any, dynamo: Dynamo) -> None:
@@ -141,10 +148,7 @@ async def test_each_shared_re_read_is_timed_by_its_own_users_items(
 async def test_a_shared_read_serves_at_most_its_users_then_opens_another(
     dynamo: Dynamo, clock: FixedClock
 ) -> None:
-    def new_context(principal: Principal) -> Context:
-        return build_context(dynamo=dynamo, principal=principal, clock=clock, reread=True)
-
-    reads = SharedReads(new_context, max_users=2)
+    reads = SharedReads(rereads_over(dynamo, clock), max_users=2)
     joined = [reads.join(Principal(user), user) for user in ("a", "b", "a", "c")]
     first, second = joined[0][1], joined[3][1]
     assert [shared for _, shared in joined] == [first, first, first, second]
