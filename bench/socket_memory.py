@@ -57,6 +57,10 @@ PARTS = (
 )
 
 
+#: The source lines holding the most, listed after the parts.
+LINES = 25
+
+
 def part_of(filename: str) -> str:
     return next((part for fragment, part in PARTS if fragment in filename), "other")
 
@@ -70,10 +74,16 @@ def serve(port: int, out: Path) -> None:
             tracemalloc.start()
             return
         gc.collect()
+        snapshot = tracemalloc.take_snapshot()
         held: Counter[str] = Counter()
-        for stat in tracemalloc.take_snapshot().statistics("filename"):
+        for stat in snapshot.statistics("filename"):
             held[part_of(stat.traceback[0].filename)] += stat.size
-        out.write_text(json.dumps(held))
+        lines = {
+            f"{frame.filename.split('site-packages/')[-1]}:{frame.lineno}": stat.size
+            for stat in snapshot.statistics("lineno")[:LINES]
+            for frame in stat.traceback[:1]
+        }
+        out.write_text(json.dumps({"parts": held, "lines": lines}))
 
     signal.signal(signal.SIGUSR1, on_signal)
     uvicorn.run(
@@ -87,7 +97,9 @@ def serve(port: int, out: Path) -> None:
     )
 
 
-async def measure(endpoint: str, sockets: int, compression: bool, out: Path) -> dict[str, float]:
+async def measure(
+    endpoint: str, sockets: int, compression: bool, out: Path
+) -> dict[str, dict[str, float]]:
     port = free_port()
     env = {
         "INSIGHT_DYNAMODB_ENDPOINT_URL": endpoint,
@@ -115,16 +127,19 @@ async def measure(endpoint: str, sockets: int, compression: bool, out: Path) -> 
             for _ in range(600):
                 held = await asyncio.to_thread(written, out)
                 if held is not None:
-                    return {part: size / 1024 / sockets for part, size in held.items()}
+                    return {
+                        kind: {name: size / 1024 / sockets for name, size in sizes.items()}
+                        for kind, sizes in held.items()
+                    }
                 await asyncio.sleep(0.1)
     raise RuntimeError("the traced gateway wrote nothing in 60 s")
 
 
-def written(out: Path) -> dict[str, int] | None:
-    """What the traced gateway held, once it has written it."""
+def written(out: Path) -> dict[str, dict[str, int]] | None:
+    """What the traced gateway held (by part, and its top lines), once it has written it."""
     if not out.exists() or not out.stat().st_size:
         return None
-    held: dict[str, int] = json.loads(out.read_text())
+    held: dict[str, dict[str, int]] = json.loads(out.read_text())
     return held
 
 
@@ -137,17 +152,21 @@ async def main_async(sockets: int, compression: bool) -> None:
         async with open_dynamo(settings) as dynamo:
             await create_tables(dynamo.client, settings.tables)
         with tempfile.TemporaryDirectory() as folder:
-            per_socket = await measure(
+            held = await measure(
                 embedded.endpoint_url, sockets, compression, Path(folder) / "held.json"
             )
     finally:
         embedded.stop()
+    per_socket = held["parts"]
     print(f"held a socket, {sockets} sockets, compression {'on' if compression else 'off'}:")
     for part, kib in sorted(per_socket.items(), key=lambda item: -item[1]):
         print(f"  {kib:6.1f} KiB  {part}")
     print(
         f"  {sum(per_socket.values()):6.1f} KiB  in all (Python objects; RSS adds the allocator's)"
     )
+    print(f"the {LINES} lines holding the most, a socket:")
+    for line, kib in held["lines"].items():
+        print(f"  {kib:6.2f} KiB  {line}")
 
 
 def main(argv: list[str] | None = None) -> None:
