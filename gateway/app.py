@@ -34,6 +34,7 @@ from gateway.protection.rate_limit import Budgets
 from gateway.resources import open_dynamo, settled_collector
 from gateway.settings import Settings
 from gateway.state import Resources, resources_of
+from gateway.subscriptions.lane import SOCKET_PATH, GatewayApp
 from loaders.cache import WritePublisher
 from loaders.lock import LockClient
 from schema.clock import Clock, SystemClock
@@ -159,12 +160,12 @@ def create_app(
     for outcome in OUTCOMES:
         # Every outcome is a series from the start, so that rates and alerts see zeros.
         metrics.idempotency.labels(outcome)
-    app = Starlette(
+    app = GatewayApp(
         routes=[
             # Every method reaches the view, which answers the wrong ones with a GraphQL 405.
             Route("/graphql", graphql),
             # The subscriptions' socket (refused when INSIGHT_SUBSCRIPTIONS is off).
-            WebSocketRoute("/graphql", graphql),
+            WebSocketRoute(SOCKET_PATH, graphql),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
             Route("/metrics", metrics.endpoint, methods=["GET"]),
@@ -182,6 +183,7 @@ def create_app(
         ],
         lifespan=lifespan,
     )
+    app.serve_socket = graphql.serve_websocket
     app.state.resources = None
     app.state.settings = settings
     app.state.readiness = ReadinessMemory(settings.readyz_cache_seconds)

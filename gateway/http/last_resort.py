@@ -34,7 +34,10 @@ def scope_request_id(scope: Scope) -> str:
     known = state.get("request_id")
     if isinstance(known, str):
         return known
-    given = Headers(scope=scope).get("x-request-id", "")
+    # Read in place: `Headers(scope=…)` would put a copy of the list in the scope, and a
+    # socket's connection would then hold two (gateway/subscriptions/transport.py lets
+    # the scope's go after `connection_init`).
+    given = Headers(raw=list(scope["headers"])).get("x-request-id", "")
     request_id = given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
     state["request_id"] = request_id
     return request_id

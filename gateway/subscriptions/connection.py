@@ -6,7 +6,6 @@ import json
 import logging
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
-from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from strawberry.asgi import ASGIWebSocketAdapter
@@ -22,14 +21,14 @@ logger = logging.getLogger("gateway.subscriptions")
 BAD_MESSAGE = 4400
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Connection:
-    """What strawberry's handler keeps as the socket's "context": the socket, the
-    `connection_init` payload, and once acknowledged, whom the token names. Each operation
+    """What strawberry's handler keeps as the socket's "context": the socket and, once
+    acknowledged, whom the token names (the `connection_init` payload, its token in it, is
+    not kept: nothing reads it after). Each operation
     gets its own request Context (gateway/http/graphql_view.py: `operation_context`)."""
 
     websocket: WebSocket
-    connection_params: dict[str, Any] | None = None
     principal: Principal | None = None
     #: Epoch seconds from which the token is refused (its `exp` plus the leeway).
     expires_at: float | None = None

@@ -6,7 +6,8 @@ says, and a restart that closes its sockets spread over the grace period.
   costs each socket tens of KiB for events of a few hundred bytes. Off unless the setting is
   on (docs/subscriptions.md, "Memory per socket").
 - Memory: the upgrade's parsed request and response are let go once the handshake is
-  answered, and the ASGI events wait in a list rather than an `asyncio.Queue`.
+  answered, the ASGI events wait in a list rather than an `asyncio.Queue`, and the flow
+  control's `writable` holds a future only while a send waits, not an `asyncio.Event`.
 - SIGTERM: uvicorn closes every open WebSocket at once with 1012 (service restart), and every
   client then comes back in the same instant. Here the i-th socket is closed `i/N` of the way
   through the first `SPREAD_SHARE` of the grace period (uvicorn's `timeout_graceful_shutdown`,
@@ -48,7 +49,7 @@ def app_settings(app: Any) -> Settings | None:
 class _Inbox:
     """What uvicorn's protocol uses of its `asyncio.Queue` of ASGI events (`put_nowait`,
     `get`, `empty`), without the queue's four deques (2.5 KiB a socket): a list, and a future
-    only while the application waits for an event."""
+    only while the application waits for an event (no `shield` around it: one reader)."""
 
     __slots__ = ("_items", "_waiter")
 
@@ -65,12 +66,41 @@ class _Inbox:
         return not self._items
 
     async def get(self) -> Any:
+        # One reader (the application's `receive`): a reader cancelled while it waits
+        # cancels the future, and the next `get` makes a new one.
         while not self._items:
             if self._waiter is None or self._waiter.done():
                 self._waiter = asyncio.get_running_loop().create_future()
-            # Shielded: a cancelled reader must not cancel the future another one awaits.
-            await asyncio.shield(self._waiter)
+            await self._waiter
         return self._items.pop(0)
+
+
+class _Writable:
+    """What uvicorn's protocol uses of its `writable` `asyncio.Event` (set, clear, wait):
+    the transport's flow control, almost always set; a future only while a send waits,
+    not the event's deque for the socket's life."""
+
+    __slots__ = ("_waiter",)
+
+    def __init__(self) -> None:
+        self._waiter: asyncio.Future[None] | None = None
+
+    def is_set(self) -> bool:
+        return self._waiter is None
+
+    def set(self) -> None:
+        waiter, self._waiter = self._waiter, None
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def clear(self) -> None:
+        if self._waiter is None:
+            self._waiter = asyncio.get_running_loop().create_future()
+
+    async def wait(self) -> None:
+        waiter = self._waiter
+        if waiter is not None:
+            await asyncio.shield(waiter)  # several sends may wait on it
 
 
 class _Closing:
@@ -96,6 +126,7 @@ class GatewayWebSocketProtocol(WebSocketsSansIOProtocol):
             config.ws_per_message_deflate = settings.subscriptions_compression
         super().__init__(config, server_state, app_state, _loop)
         self.queue = _Inbox()  # type: ignore[assignment]
+        self.writable = _Writable()  # type: ignore[assignment]
         self._server_state = server_state
 
     async def send(self, message: Any) -> None:
@@ -103,6 +134,10 @@ class GatewayWebSocketProtocol(WebSocketsSansIOProtocol):
         if self.handshake_complete and self.response is not None:
             # The upgrade's parsed request and response (their header objects, a few KiB)
             # are needed only until the handshake is answered; the scope keeps the headers.
+            # The request is emptied, not only let go: websockets' parser (a generator,
+            # alive as long as the socket) still holds it in a local.
+            if self.request is not None:
+                self.request.headers.clear()
             self.request = self.response = None  # type: ignore[assignment]
 
     def shutdown(self) -> None:

@@ -1,6 +1,7 @@
-"""A socket's timers (its keepalive pings, its token's expiry) on the event loop's one timer
-heap, not a task each: an idle socket holds two timer handles, and a task lives only while a
-ping or a close is being sent."""
+"""A socket's one-shot timer (no `connection_init` in time, then its token's expiry) on the
+event loop's timer heap, not a task: an idle socket holds one timer handle, and a task
+lives only while its close is being sent. The keepalive pings are the replica's one timer
+(gateway/subscriptions/keepalive.py)."""
 
 from __future__ import annotations
 
@@ -14,43 +15,44 @@ from strawberry.http.exceptions import WebSocketDisconnected
 #: What a timer runs: a coroutine that sends on the socket.
 Job = Callable[[], Awaitable[None]]
 
+#: What a closed socket's send raises (and a timer's job may meet).
+CLOSED_ON_SEND = (WebSocketDisconnected, SocketClosedOnSend, RuntimeError)
 
-class SocketTimers:
-    __slots__ = ("_handles", "_running")
+
+class SocketTimer:
+    __slots__ = ("_handle", "_running")
 
     def __init__(self) -> None:
-        self._handles: dict[str, asyncio.TimerHandle] = {}
-        #: The sends a timer started, while they run (none, mostly).
-        self._running: set[asyncio.Task[None]] | None = None
+        self._handle: asyncio.TimerHandle | None = None
+        #: The send the timer started, while it runs.
+        self._running: asyncio.Task[None] | None = None
 
-    def every(self, name: str, seconds: float, job: Job) -> None:
-        """Run `job` every `seconds` until cancelled (the next is armed once it has run)."""
-        loop = asyncio.get_running_loop()
-        self._handles[name] = loop.call_later(seconds, self._run, job, name, seconds)
+    def at(self, seconds: float, job: Job) -> None:
+        """Run `job` once, `seconds` from now (in place of what was armed)."""
+        self.stop()
+        self._handle = asyncio.get_running_loop().call_later(seconds, self._run, job)
 
-    def at(self, name: str, seconds: float, job: Job) -> None:
-        """Run `job` once, `seconds` from now."""
-        loop = asyncio.get_running_loop()
-        self._handles[name] = loop.call_later(seconds, self._run, job, None, 0.0)
+    def stop(self) -> None:
+        """Disarm it (a send it started goes on)."""
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
 
-    def _run(self, job: Job, again: str | None, seconds: float) -> None:
-        task = asyncio.get_running_loop().create_task(self._send(job, again, seconds))
-        if self._running is None:
-            self._running = set()
-        self._running.add(task)
-        task.add_done_callback(self._running.discard)
+    def _run(self, job: Job) -> None:
+        self._handle = None
+        self._running = asyncio.get_running_loop().create_task(self._send(job))
 
-    async def _send(self, job: Job, again: str | None, seconds: float) -> None:
-        with contextlib.suppress(WebSocketDisconnected, SocketClosedOnSend, RuntimeError):
-            await job()
-            if again is not None:
-                self.every(again, seconds, job)
+    async def _send(self, job: Job) -> None:
+        try:
+            with contextlib.suppress(*CLOSED_ON_SEND):
+                await job()
+        finally:
+            self._running = None
 
     async def cancel(self) -> None:
-        for handle in self._handles.values():
-            handle.cancel()
-        self._handles.clear()
-        running = list(self._running or ())
-        for task in running:
-            task.cancel()
-        await asyncio.gather(*running, return_exceptions=True)
+        """Disarm it, and stop a send it started."""
+        self.stop()
+        running = self._running
+        if running is not None:
+            running.cancel()
+            await asyncio.gather(running, return_exceptions=True)

@@ -51,8 +51,6 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
     ConnectionInitMessage,
     ErrorMessage,
     Message,
-    NextMessage,
-    NextMessagePayload,
     SubscribeMessage,
 )
 from strawberry.types.execution import PreExecutionError
@@ -65,7 +63,7 @@ from gateway.operations.gate import OperationGate
 from gateway.operations.kinds import OperationKinds
 from gateway.operations.operation import BadRequest
 from gateway.operations.operation import Operation as RequestOperation
-from gateway.operations.payload import coded_errors, formatted
+from gateway.operations.payload import formatted
 from gateway.subscriptions.close_codes import (
     BAD_REQUEST,
     INIT_TIMEOUT,
@@ -74,14 +72,16 @@ from gateway.subscriptions.close_codes import (
     UNAUTHORIZED,
 )
 from gateway.subscriptions.connection import Connection
+from gateway.subscriptions.keepalive import Keepalive
 from gateway.subscriptions.keyed import answered_keyed
+from gateway.subscriptions.operation import LiveOperation, sender
 from gateway.subscriptions.principal_sockets import PrincipalSockets
-from gateway.subscriptions.timers import SocketTimers
+from gateway.subscriptions.timers import SocketTimer
 from loaders.errors import GatewayError
 from schema.clock import Clock
 from schema.context import Context, LiveSubscriptions
 from schema.errors import INTERNAL_MESSAGE
-from schema.live import LiveHub, LiveSession, Payload
+from schema.live import LiveHub, LiveSession
 
 logger = logging.getLogger("gateway.subscriptions")
 
@@ -97,7 +97,7 @@ class LiveView(Protocol):
     clock: Clock
     verifier: TokenVerifier
     gate: OperationGate
-    keep_alive_interval: float | None
+    keepalive: Keepalive | None
     count_errors: Callable[[Iterable[Mapping[str, Any]]], None] | None
     keys: Idempotency
     kinds: OperationKinds
@@ -110,47 +110,17 @@ class LiveView(Protocol):
     def live_hub(self, connection: Connection) -> LiveHub: ...
 
 
-class LiveOperation(Operation[Connection, None]):
-    """strawberry's operation, with what the trusted documents look at."""
-
-    __slots__ = ("document_id", "extensions")
-
-    def __init__(
-        self,
-        handler: LiveTransport,
-        message: SubscribeMessage,
-    ) -> None:
-        payload: dict[str, Any] = dict(message["payload"])
-        super().__init__(
-            handler,
-            message["id"],
-            payload.get("query") or "",
-            payload.get("variables"),
-            payload.get("operationName"),
-        )
-        self.extensions: dict[str, Any] | None = payload.get("extensions")
-        self.document_id: str | None = payload.get("documentId")
-
-    async def send_initial_errors(self, errors: list[GraphQLError]) -> None:
-        # Coded (and an internal one masked and logged) as an HTTP answer's are.
-        connection: Connection = self.handler.context
-        shown = coded_errors(errors, pre_execution=True, request_id=connection.request_id)
-        await self.send_operation_message(
-            ErrorMessage(id=self.id, type="error", payload=shown)  # type: ignore[typeddict-item]
-        )
-
-
 class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
     view: Any
     context: Connection
 
     async def handle(self) -> None:
-        self._timers = SocketTimers()
+        self._timer = SocketTimer()
         #: The `sub` this socket is counted for (PrincipalSockets), from `connection_init`.
         self._counted_for: str | None = None
+        #: Its slot among the keepalive's, once acknowledged.
+        self._keepalive_slot: int | None = None
         view: LiveView = self.view
-        if view.keep_alive_interval:
-            self._timers.every("keepalive", view.keep_alive_interval, self._ping)
         # Set by `create_app`, the one app that serves the socket.
         metrics: SubscriptionMetrics = self.context.websocket.app.state.subscription_metrics
         metrics.connections.inc()
@@ -159,12 +129,20 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
         finally:
             if self._counted_for is not None:
                 view.principal_sockets.release(self._counted_for)
+            if self._keepalive_slot is not None and view.keepalive is not None:
+                view.keepalive.leave(self, self._keepalive_slot)
             metrics.connections.dec()
-            await self._timers.cancel()
+            await self._timer.cancel()
 
-    async def _ping(self) -> None:
+    async def ping(self) -> None:
+        """The keepalive's ping (gateway/subscriptions/keepalive.py)."""
         if self.connection_acknowledged:
             await self.send_message({"type": "ping"})
+
+    def on_request_accepted(self) -> None:
+        # strawberry starts a task sleeping until the `connection_init` deadline (and keeps
+        # it, cancelled, with its frames, for the socket's life): a loop timer instead.
+        self._timer.at(self.connection_init_wait_timeout.total_seconds(), self._init_timed_out)
 
     async def send_message(self, message: Message) -> None:
         await super().send_message(message)
@@ -181,8 +159,7 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
         with contextlib.suppress(RuntimeError, WebSocketDisconnected):
             await self.websocket.close(code=code, reason=reason[:_REASON_CHARS])
 
-    async def handle_connection_init_timeout(self) -> None:
-        await asyncio.sleep(self.connection_init_wait_timeout.total_seconds())
+    async def _init_timed_out(self) -> None:
         if not self.connection_init_received:
             self.connection_timed_out = True
             await self.close(INIT_TIMEOUT, "Connection initialisation timeout")
@@ -206,6 +183,16 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
             return
         await super().handle_complete(message)
 
+    async def cleanup_operation(self, operation_id: str) -> None:
+        # strawberry cancels the operation's task; a subscription handed over to the hub
+        # has none: it is unsubscribed.
+        operation = self.operations.get(operation_id)
+        if isinstance(operation, LiveOperation) and operation.live is not None:
+            del self.operations[operation_id]
+            operation.live.unsubscribe()
+            return
+        await super().cleanup_operation(operation_id)
+
     async def _handle_pre_execution_error(
         self, operation: Operation[Connection, None], result: PreExecutionError
     ) -> None:
@@ -223,8 +210,7 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
     async def handle_connection_init(self, message: ConnectionInitMessage) -> None:
         if self.connection_timed_out:
             return
-        if self.connection_init_timeout_task:
-            self.connection_init_timeout_task.cancel()
+        self._timer.stop()
         payload = message.get("payload") or {}
         if not isinstance(payload, dict):
             await self.close(BAD_REQUEST, "Invalid connection init payload")
@@ -234,9 +220,11 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
             return
         self.connection_init_received = True
         connection = self.context
-        connection.connection_params = payload
         given = payload.get("Authorization", payload.get("authorization"))
         header = connection.websocket.headers.get("authorization")
+        # The upgrade's headers are read for the last time: the scope (and starlette's
+        # view of it) let them go, for the socket's life.
+        connection.websocket.scope["headers"].clear()
         view: LiveView = self.view
         try:
             authorization = given if isinstance(given, str) else header
@@ -252,9 +240,11 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
         connection.principal = principal
         connection.expires_at = expires_at
         delay = max(0.0, expires_at - view.clock.now().timestamp())
-        self._timers.at("expiry", delay, self._expired)
+        self._timer.at(delay, self._expired)
         await self.send_message({"type": "connection_ack"})
         self.connection_acknowledged = True
+        if view.keepalive is not None:
+            self._keepalive_slot = view.keepalive.join(self)
 
     async def _expired(self) -> None:
         await self.close(UNAUTHORIZED, "Unauthorized: the bearer token has expired")
@@ -288,6 +278,7 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
         connection = self.context
         assert connection.principal is not None
         context: Context | None = None
+        live: LiveSession | None = None
         sent = RequestOperation(
             query=operation.query or None,
             variables=operation.variables,
@@ -304,18 +295,12 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
                 await operation.send_operation_message(_error_message(operation.id, error))
                 return
 
-            async def send(payload: Payload) -> None:
-                answer: NextMessagePayload = payload  # type: ignore[assignment]
-                await operation.send_operation_message(
-                    NextMessage(id=operation.id, type="next", payload=answer)
-                )
-
             live = LiveSession(
                 view.live_hub(connection),
                 query,
                 operation.operation_name,
                 operation.variables,
-                send,
+                sender(operation),
             )
             context = view.operation_context(connection, live)
             if await answered_keyed(view, self.schema, operation, query, context):
@@ -329,6 +314,9 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
             )
             async with aclosing(result_source):
                 await self._send_result_stream(operation, result_source)
+            if live.subscriber is not None and self.operations.get(operation.id) is operation:
+                operation.hand_over(live)
+                return
             await operation.send_operation_message(
                 CompleteMessage(id=operation.id, type="complete")
             )
@@ -354,6 +342,8 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
         finally:
             if context is not None:
                 context.reads.release()
+            if live is not None and operation.live is not live:
+                live.unsubscribe()  # not handed over: cancelled, failed or completed
 
 
 def _well_formed(payload: object) -> bool:

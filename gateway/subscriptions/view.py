@@ -19,6 +19,7 @@ from gateway.settings.live import LiveSettings
 from gateway.state import app_context, opened_resources
 from gateway.subscriptions.capacity import RETRY_AFTER_SECONDS, ReplicaSockets
 from gateway.subscriptions.connection import BoundedWebSocketAdapter, Connection
+from gateway.subscriptions.keepalive import Keepalive
 from gateway.subscriptions.principal_sockets import PrincipalSockets
 from gateway.subscriptions.transport import LiveTransport
 from schema.clock import Clock
@@ -59,6 +60,13 @@ class SubscriptionSockets:
     @property
     def max_frame_bytes(self) -> int:
         return self.settings.max_body_bytes
+
+    @cached_property
+    def keepalive(self) -> Keepalive | None:
+        """The replica's keepalive pings (its interval is `keep_alive_interval`, strawberry's
+        view argument, read when the first socket is acknowledged)."""
+        interval: float | None = getattr(self, "keep_alive_interval", None)
+        return Keepalive(interval) if interval else None
 
     @cached_property
     def principal_sockets(self) -> PrincipalSockets:

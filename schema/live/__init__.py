@@ -13,7 +13,7 @@ through the schema and handing each subscriber its answers (SPEC section 7).
 """
 
 from schema.live.groups import GroupKey, user_of
-from schema.live.hub import Events, LiveHub
+from schema.live.hub import LiveHub
 from schema.live.mailbox import Mailbox
 from schema.live.ports import (
     REREAD_REASONS,
@@ -25,7 +25,7 @@ from schema.live.ports import (
     Send,
 )
 from schema.live.schedule import DEBOUNCE_SECONDS
-from schema.live.session import LiveSession
+from schema.live.session import HandedOver, LiveSession
 from schema.live.subscriber import Subscriber
 
 __all__ = [
@@ -33,8 +33,8 @@ __all__ = [
     "REREAD_REASONS",
     "Charge",
     "ContextFactory",
-    "Events",
     "GroupKey",
+    "HandedOver",
     "LiveHub",
     "LiveObserver",
     "LiveSession",

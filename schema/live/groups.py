@@ -79,9 +79,18 @@ class GroupIndex:
         self._groups: dict[GroupKey, Group] = {}
         self._by_user: dict[str, set[Group]] = {}
         self.subscribers: dict[Subscriber, list[Group]] = {}
+        #: One copy of each document's text (and operation name, variables) for all its
+        #: groups: each socket's subscribe brings its own, which would stay in its group's
+        #: key for the group's life (10,000 frontends, 10,000 groups of one document).
+        self._texts: dict[str, list[Any]] = {}  # text → [the one copy, groups holding it]
 
     def __len__(self) -> int:
         return len(self._groups)
+
+    @property
+    def texts(self) -> int:
+        """The distinct texts (documents, variables) the groups' keys hold, one copy each."""
+        return len(self._texts)
 
     def __iter__(self) -> Iterator[Group]:
         return iter(list(self._groups.values()))
@@ -111,12 +120,29 @@ class GroupIndex:
             key = GroupKey(query, operation_name, canonical, scope, user_id)
             group = self._groups.get(key)
             if group is None:
+                key = GroupKey(
+                    self._take(query), operation_name, self._take(canonical), scope, user_id
+                )
                 group = Group(key, dict(variables) if variables else None)
                 self._groups[key] = group
                 self._by_user.setdefault(user_id, set()).add(group)
             group.subscribers.add(subscriber)
             groups.append(group)
         return groups
+
+    def _take(self, text: str) -> str:
+        """The one copy of `text`, counted for a new group."""
+        held = self._texts.get(text)
+        if held is None:
+            held = self._texts[text] = [text, 0]
+        held[1] += 1
+        return str(held[0])
+
+    def _give_back(self, text: str) -> None:
+        held = self._texts[text]
+        held[1] -= 1
+        if not held[1]:
+            del self._texts[text]
 
     def leave(self, subscriber: Subscriber) -> None:
         """Take `subscriber` out of its groups; a group left empty is dropped."""
@@ -128,7 +154,9 @@ class GroupIndex:
 
     def _drop(self, group: Group) -> None:
         group.stop_timers()
-        self._groups.pop(group.key, None)
+        if self._groups.pop(group.key, None) is group:
+            self._give_back(group.key.query)
+            self._give_back(group.key.variables)
         same_user = self._by_user.get(group.key.user_id)
         if same_user is not None:
             same_user.discard(group)

@@ -33,32 +33,8 @@ from schema.live.schedule import DEBOUNCE_SECONDS, ReadOutcome, RereadScheduler
 from schema.live.shared_reads import SharedReads
 from schema.live.subscriber import Subscriber
 from schema.principal import Principal
-from schema.user import User
 
 logger = logging.getLogger("gateway.subscriptions")
-
-
-class Events:
-    """The subscription's source stream as graphql-core sees it. It never yields: the
-    subscriber sends its answers itself (they are already executed, once per group), and
-    this stream only ends when the operation is cancelled or closed."""
-
-    def __init__(self, hub: LiveHub, subscriber: Subscriber) -> None:
-        self._hub = hub
-        self._subscriber = subscriber
-
-    def __aiter__(self) -> Events:
-        return self
-
-    async def __anext__(self) -> User:
-        try:
-            await self._subscriber.run()
-        finally:
-            self._hub.remove(self._subscriber)
-        raise StopAsyncIteration
-
-    async def aclose(self) -> None:
-        self._hub.remove(self._subscriber)
 
 
 class LiveHub:
@@ -126,9 +102,10 @@ class LiveHub:
         initial: bool,
         cost: int,
         send: Send,
-    ) -> Events:
+    ) -> Subscriber:
         """Register a subscription to `user_ids` (already checked: the principal may read
-        each); with `initial`, each user's current state is re-read for it at once."""
+        each); with `initial`, each user's current state is re-read for it at once. It
+        holds until `remove`: its answers are sent through `send` meanwhile."""
         subscriber = Subscriber(
             principal=principal,
             user_ids=tuple(dict.fromkeys(user_ids)),
@@ -144,10 +121,12 @@ class LiveHub:
             for group in groups:
                 group.initial.add(subscriber)
                 self._scheduler.wake(group)
-        return Events(self, subscriber)
+        return subscriber
 
     def remove(self, subscriber: Subscriber) -> None:
+        """Unsubscribe: out of its groups, and nothing more sent."""
         self._index.leave(subscriber)
+        subscriber.close()
 
     # --- re-reads ---------------------------------------------------------------------
 

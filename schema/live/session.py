@@ -3,32 +3,61 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
-from schema.live.hub import Events, LiveHub
+from schema.live.hub import LiveHub
 from schema.live.ports import Send
+from schema.live.subscriber import Subscriber
 from schema.principal import Principal
 
 
-@dataclass(frozen=True, slots=True)
+class HandedOver:
+    """A subscription's source stream as graphql-core sees it: empty. The subscriber is
+    registered with the hub, which executes each event once per group and sends it
+    through the subscriber itself; the operation's stream then ends at once, and its
+    execution (graphql-core's generators, its Context) goes with it. The transport keeps
+    the subscriber (`LiveSession.subscriber`) until the client completes the operation or
+    the socket closes."""
+
+    __slots__ = ()
+
+    def __aiter__(self) -> HandedOver:
+        return self
+
+    async def __anext__(self) -> NoReturn:
+        raise StopAsyncIteration
+
+
 class LiveSession:
     """One subscription operation of a socket: the hub, the operation as the transport
     resolved it (a trusted document's text included), and how to send its `next`. The
     WebSocket transport puts it in the operation's Context (`Context.live`), where the
-    resolvers of `Subscription` (schema/subscription.py) find it."""
+    resolvers of `Subscription` (schema/subscription.py) find it; once they ran, it holds
+    the subscriber they registered."""
 
-    hub: LiveHub
-    query: str
-    operation_name: str | None
-    variables: Mapping[str, Any] | None
-    send: Send
+    __slots__ = ("hub", "operation_name", "query", "send", "subscriber", "variables")
+
+    def __init__(
+        self,
+        hub: LiveHub,
+        query: str,
+        operation_name: str | None,
+        variables: Mapping[str, Any] | None,
+        send: Send,
+    ) -> None:
+        self.hub = hub
+        self.query = query
+        self.operation_name = operation_name
+        self.variables = variables
+        self.send = send
+        self.subscriber: Subscriber | None = None
 
     def subscribe(
         self, *, principal: Principal, user_ids: Iterable[str], initial: bool, cost: int
-    ) -> Events:
-        """`LiveHub.subscribe` for this operation."""
-        return self.hub.subscribe(
+    ) -> HandedOver:
+        """`LiveHub.subscribe` for this operation (once)."""
+        assert self.subscriber is None, "one subscription field per operation"
+        self.subscriber = self.hub.subscribe(
             principal=principal,
             query=self.query,
             operation_name=self.operation_name,
@@ -38,3 +67,10 @@ class LiveSession:
             cost=cost,
             send=self.send,
         )
+        return HandedOver()
+
+    def unsubscribe(self) -> None:
+        """The operation is over (completed by the client, or its socket closed)."""
+        if self.subscriber is not None:
+            self.hub.remove(self.subscriber)
+            self.subscriber = None

@@ -96,7 +96,7 @@ async def test_a_re_read_dynamodb_failed_is_tried_again_until_whole(
     async def send(payload: dict[str, Any]) -> None:
         sent.append(payload)
 
-    events = hub.subscribe(
+    subscriber = hub.subscribe(
         principal=Principal("u-1"),
         query="subscription { viewerChanged { alert { alertSent } } }",
         operation_name=None,
@@ -106,13 +106,11 @@ async def test_a_re_read_dynamodb_failed_is_tried_again_until_whole(
         cost=1,
         send=send,
     )
-    runner = asyncio.ensure_future(anext(events))
     for _ in range(200):
         if whole in sent:
             break
         await asyncio.sleep(0.01)
-    runner.cancel()
-    await asyncio.gather(runner, return_exceptions=True)
+    hub.remove(subscriber)
     assert sent == [failed, whole]
     assert hub.rereads == 3
     assert hub.subscriptions == 0
@@ -156,7 +154,7 @@ async def test_each_re_read_is_counted_under_its_reason(reason: RereadReason) ->
     async def send(payload: dict[str, Any]) -> None:
         return None
 
-    events = hub.subscribe(
+    subscriber = hub.subscribe(
         principal=Principal("u-1"),
         query="subscription { viewerChanged { id } }",
         operation_name=None,
@@ -166,7 +164,6 @@ async def test_each_re_read_is_counted_under_its_reason(reason: RereadReason) ->
         cost=1,
         send=send,
     )
-    runner = asyncio.ensure_future(anext(events))
     if reason == "change":
         hub.changes([Change(Table.BALANCE_SETTINGS, "u-1"), Change(Table.BALANCE_SETTINGS, "u-2")])
     elif reason == "resync":
@@ -178,7 +175,6 @@ async def test_each_re_read_is_counted_under_its_reason(reason: RereadReason) ->
             break
         await asyncio.sleep(0.01)
     await asyncio.sleep(0.05)
-    runner.cancel()
-    await asyncio.gather(runner, return_exceptions=True)
+    hub.remove(subscriber)
     await hub.close()
     assert observer.rereads == [reason]

@@ -81,13 +81,13 @@ async def test_groups_woken_together_are_re_read_together(
     dynamo.observers.append(calls.append)
     hub = hub_over(dynamo, clock, debounce=0.05)
     sent: dict[str, list[dict[str, Any]]] = {user: [] for user in USERS}
-    runners = []
+    subscribers = []
     for user in USERS:
 
         async def send(payload: dict[str, Any], user: str = user) -> None:
             sent[user].append(payload)
 
-        events = hub.subscribe(
+        subscriber = hub.subscribe(
             principal=Principal(user, roles=frozenset({"dashboard"})),
             query=QUERY,
             operation_name=None,
@@ -97,7 +97,7 @@ async def test_groups_woken_together_are_re_read_together(
             cost=1,
             send=send,
         )
-        runners.append(asyncio.ensure_future(anext(events)))
+        subscribers.append(subscriber)
         # Subscribed in separate ticks: the grid still lines their re-reads up.
         await asyncio.sleep(0)
     hub.changes([Change(Table.BALANCE_SETTINGS, user) for user in USERS])
@@ -105,9 +105,8 @@ async def test_groups_woken_together_are_re_read_together(
         if all(sent.values()):
             break
         await asyncio.sleep(0.01)
-    for runner in runners:
-        runner.cancel()
-    await asyncio.gather(*runners, return_exceptions=True)
+    for subscriber in subscribers:
+        hub.remove(subscriber)
     await hub.close()
     assert {user: [p["data"]["userChanged"]["id"] for p in got] for user, got in sent.items()} == {
         user: [user] for user in USERS

@@ -1,0 +1,44 @@
+"""The gateway's app as uvicorn calls it, with a lane for its sockets: a WebSocket on
+/graphql goes straight to the GraphQL view.
+
+A socket lives for hours, and every ASGI layer between uvicorn and the view keeps a
+coroutine frame alive for as long (starlette's error and exception middleware, the router,
+the route, and the gateway's access log, last resort, HTTP metrics and CORS layers, each of
+which passes a WebSocket through untouched): about 2.5 KiB a socket, for nothing. HTTP
+requests keep the whole stack. With tracing on, OpenTelemetry's ASGI middleware would
+likewise hold a span open for the socket's life; sockets are not traced (their
+operations' DynamoDB calls are, under the re-read that makes them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from starlette.applications import Starlette
+from starlette.types import Receive, Scope, Send
+from starlette.websockets import WebSocket
+
+__all__ = ["SOCKET_PATH", "GatewayApp"]
+
+#: Where the subscriptions' socket is served.
+SOCKET_PATH = "/graphql"
+
+
+class GatewayApp(Starlette):
+    """starlette's app, with `serve_socket` (the GraphQL view's) serving a WebSocket on
+    SOCKET_PATH directly (it is also routed, for an app mounted under a root path)."""
+
+    serve_socket: Callable[[WebSocket], Awaitable[None]] | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        serve_socket = self.serve_socket
+        if (
+            serve_socket is not None
+            and scope["type"] == "websocket"
+            and scope["path"] == SOCKET_PATH
+            and not scope.get("root_path")
+        ):
+            scope["app"] = self
+            await serve_socket(WebSocket(scope, receive=receive, send=send))
+            return
+        await super().__call__(scope, receive, send)

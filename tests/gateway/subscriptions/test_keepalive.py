@@ -1,0 +1,44 @@
+"""The replica's keepalive: every acknowledged socket pinged once an interval, a slot of
+them at each tick, on one timer that stops when no socket is left."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+
+from gateway.subscriptions.keepalive import SLOTS, Keepalive
+
+
+class Socket:
+    def __init__(self, pings: list[tuple[float, int]], number: int, closed: bool = False) -> None:
+        self.pings = pings
+        self.number = number
+        self.closed = closed
+
+    async def ping(self) -> None:
+        if self.closed:
+            raise RuntimeError("Cannot call 'send' once a close message has been sent.")
+        self.pings.append((asyncio.get_running_loop().time(), self.number))
+
+
+async def test_each_socket_is_pinged_once_an_interval_a_slot_at_a_time() -> None:
+    interval = 0.3
+    keepalive = Keepalive(interval)
+    pings: list[tuple[float, int]] = []
+    sockets = [Socket(pings, number) for number in range(3 * SLOTS)]
+    # A closed socket not yet gone does not stop the others' pings.
+    sockets[0].closed = True
+    slots = [keepalive.join(socket) for socket in sockets]
+    assert len(keepalive) == 3 * SLOTS
+    await asyncio.sleep(interval * 1.5)
+    pinged = [number for _, number in pings]
+    assert set(pinged) >= set(range(1, 3 * SLOTS))
+    # Spread: three sockets a slot (a tick of the interval each), never all at once.
+    assert sorted(Counter(slots).values()) == [3] * SLOTS
+    for socket, slot in zip(sockets, slots, strict=True):
+        keepalive.leave(socket, slot)
+    assert len(keepalive) == 0
+    pings.clear()
+    await asyncio.sleep(interval)
+    assert pings == []
+    assert not keepalive.armed
