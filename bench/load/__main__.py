@@ -192,7 +192,12 @@ def main() -> int:
     parser.add_argument(
         "--time-limit", type=float, default=3600.0, help="seconds per phase, at most"
     )
-    parser.add_argument("--live-subscriptions", type=int, default=1000)
+    parser.add_argument(
+        "--live-subscriptions",
+        type=int,
+        default=10_000,
+        help="frontend sockets, one viewerChanged each (ten dashboard sockets beside them)",
+    )
     parser.add_argument("--live-writes", type=int, default=600)
     parser.add_argument(
         "--live-rate",

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import statistics
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -48,6 +49,8 @@ SET_VERIFICATION = """mutation LiveWrite($input: SetIncomeVerificationInput!) {
 #: Above every seeded amount, so that an event's amount names the write it shows.
 FIRST_AMOUNT = 10_000_000
 WATCHES_PER_DASHBOARD = 10
+#: Dashboards beside the frontends (each ten subscriptions on one socket).
+DASHBOARD_SOCKETS = 10
 READY_SECONDS = 180.0
 SETTLE_SECONDS = 30.0
 IDLE_SECONDS = 3.0
@@ -82,6 +85,10 @@ class LiveResult:
     latencies: list[float] = field(default_factory=list)
     missed: list[str] = field(default_factory=list)
     reconnects: int = 0
+    #: The sockets' close codes, as the clients saw them (1012: a restart's), and the
+    #: upgrades refused (503: a replica at INSIGHT_SUBSCRIPTIONS_MAX_SOCKETS).
+    closes: Counter[str] = field(default_factory=Counter)
+    refused_upgrades: int = 0
     client_errors: list[str] = field(default_factory=list)
     restarts: list[tuple[str, float]] = field(default_factory=list)
     #: Per replica: open subscriptions (its own gauge) once all were open.
@@ -115,15 +122,17 @@ class LiveResult:
         return ordered[min(len(ordered) - 1, int(len(ordered) * share))] * 1000
 
     @property
-    def kib_per_subscription(self) -> float:
+    def kib_per_socket(self) -> float:
         grown = sum(self.rss_idle.values()) - sum(self.rss_before.values())
-        return grown * 1024 / max(self.subscriptions, 1)
+        return grown * 1024 / max(self.sockets, 1)
 
 
-def subscribers(url: str, given: Tokens, count: int) -> list[Subscriber]:
-    """Half frontends (one socket each, `viewerChanged`), half dashboards (ten
-    `userChanged` to a socket), the users taken in turn."""
-    frontends = count // 2
+def subscribers(
+    url: str, given: Tokens, count: int, dashboards: int = DASHBOARD_SOCKETS
+) -> list[Subscriber]:
+    """`count` frontends (one socket each, `viewerChanged`, as a fleet of apps holds them),
+    and `dashboards` dashboard sockets (ten `userChanged` each), the users taken in turn."""
+    frontends = count
     made = [
         Subscriber(
             url,
@@ -134,7 +143,7 @@ def subscribers(url: str, given: Tokens, count: int) -> list[Subscriber]:
     ]
     watches = [
         Watch(str(n % WATCHES_PER_DASHBOARD + 1), user, DASHBOARD, {"ids": [user]})
-        for n in range(count - frontends)
+        for n in range(dashboards * WATCHES_PER_DASHBOARD)
         for user in [USERS[n % len(USERS)]]
     ]
     for start in range(0, len(watches), WATCHES_PER_DASHBOARD):
@@ -206,6 +215,7 @@ async def run_live_phase(
     writes: int,
     rate: float | None,
     restart: bool = True,
+    dashboards: int = DASHBOARD_SOCKETS,
 ) -> LiveResult:
     endpoint = topo.backend.endpoint_url
     measured = await moto_write_rate(endpoint)
@@ -215,7 +225,7 @@ async def run_live_phase(
     # on both replicas; the stream's reads; the visibility polls), and moto shares the two
     # cores with both replicas, nginx, Redis and this client.
     rate = rate or min(10.0, measured / 10)
-    clients = subscribers(topo.url, given, subscriptions)
+    clients = subscribers(topo.url, given, subscriptions, dashboards)
     result = LiveResult(subscriptions, len(clients), measured, rate)
     result.rss_before = {r.name: rss_mib(r.pid) for r in topo.replicas}
     stop = asyncio.Event()
@@ -428,6 +438,10 @@ def judge(clients: list[Subscriber], result: LiveResult) -> None:
     by_user: dict[str, list[tuple[Subscriber, Watch]]] = {}
     for client in clients:
         result.reconnects += client.connects - 1
+        result.closes.update(client.closes)
+        result.refused_upgrades += sum(
+            error.startswith("WSServerHandshakeError") and "503" in error for error in client.errors
+        )
         result.client_errors += client.errors
         for watch in client.watches:
             by_user.setdefault(watch.user, []).append((client, watch))
@@ -492,9 +506,11 @@ def report(result: LiveResult) -> str:
             f"{name} {result.rss_before[name]:.1f} → {result.rss_idle[name]:.1f} MiB"
             for name in result.rss_before
         )
-        + f"; {result.kib_per_subscription:.1f} KiB per idle subscription, its socket "
-        "included (target ≤ 50 KiB)",
-        f"- reconnects: {result.reconnects}",
+        + f"; {result.kib_per_socket:.1f} KiB per idle socket with its subscription(s) "
+        "(target ≤ 20 KiB)",
+        f"- reconnects: {result.reconnects}; upgrades refused (503): "
+        f"{result.refused_upgrades}; close codes seen by the clients: "
+        + (", ".join(f"{code}: {n}" for code, n in sorted(result.closes.items())) or "none"),
     ]
     visible = sorted(result.visibility)
     p99 = (

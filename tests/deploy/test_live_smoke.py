@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from bench.load.live import LiveResult, enable_streams, run_live_phase
+from bench.load.live import WATCHES_PER_DASHBOARD, LiveResult, enable_streams, run_live_phase
 from bench.load.moto_process import MotoServer
 from bench.load.topology import topology
 from bench.load.workload import USERS, seed, tokens
@@ -26,6 +27,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 SUBSCRIPTIONS = 40
+DASHBOARDS = 2
 WRITES = 40
 RATE = 4.0
 
@@ -37,7 +39,14 @@ def test_every_write_reaches_every_subscriber_through_a_rolling_restart(tmp_path
 
     with topology(tmp_path, prepare, backend=MotoServer, live=True) as topo:
         result: LiveResult = asyncio.run(
-            run_live_phase(topo, tokens(), subscriptions=SUBSCRIPTIONS, writes=WRITES, rate=RATE)
+            run_live_phase(
+                topo,
+                tokens(),
+                subscriptions=SUBSCRIPTIONS,
+                writes=WRITES,
+                rate=RATE,
+                dashboards=DASHBOARDS,
+            )
         )
 
     assert [name for name, _ in result.restarts] == ["replica-1"]
@@ -45,9 +54,10 @@ def test_every_write_reaches_every_subscriber_through_a_rolling_restart(tmp_path
     assert len(result.writes) == WRITES
     assert result.missed == []
     # Every (write, subscription of its user) pair was seen: 40 writes over users 0-39,
-    # each user watched by one frontend and one dashboard subscription here.
-    watched = {USERS[n % len(USERS)] for n in range(SUBSCRIPTIONS // 2)}
-    pairs = sum(2 for w in result.writes if w.user in watched)
+    # each user watched by one frontend, users 0-19 by a dashboard subscription too.
+    watched = Counter(USERS[n % len(USERS)] for n in range(SUBSCRIPTIONS))
+    watched.update(USERS[n % len(USERS)] for n in range(DASHBOARDS * WATCHES_PER_DASHBOARD))
+    pairs = sum(watched[w.user] for w in result.writes)
     assert len(result.latencies) == pairs
     # Both replicas served subscriptions, and the sockets on the restarted one came back.
     assert all(count > 0 for count in result.spread.values()), result.spread
