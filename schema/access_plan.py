@@ -187,7 +187,7 @@ def plan_user_reads(info: Info, user_ids: Iterable[str]) -> None:
 
 def plan_reads(raw: GraphQLResolveInfo[Any], user_ids: Iterable[str]) -> None:
     """`plan_user_reads` for graphql-core's own resolve info (a subscription's re-read,
-    whose root field graphql-core resolves without strawberry's Info)."""
+    whose root user the executor plans before its root field: schema/execution/reread_root.py)."""
     fields = root_user_fields(raw)
     # strawberry's executor gives the coerced dict; graphql-core's own, a container of it.
     given: Any = raw.variable_values

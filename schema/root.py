@@ -15,6 +15,7 @@ from schema.cost_directives import add_cost_directives
 from schema.cost_policy import GATEWAY_COST_POLICY
 from schema.errors import GatewayErrors
 from schema.execution.executor import CompiledExecutionContext
+from schema.execution.reread_root import RereadExecutionContext
 from schema.extensions.cost_report import CostReport
 from schema.extensions.document_cache import CachedParsing, CachedValidation
 from schema.federation import FEDERATION_VERSION, subgraph_query, subgraph_subscription
@@ -22,7 +23,7 @@ from schema.mutation import Mutation
 from schema.prepared import PreparedOperations, attach
 from schema.query import Query
 from schema.scalars import scalar_overrides
-from schema.subscription import Subscription, install_reread_resolvers
+from schema.subscription import Subscription
 
 __all__ = ["GatewaySchema", "SubgraphSchema", "build_schema"]
 
@@ -67,6 +68,8 @@ def build_schema(
 
     `compiled_execution` completes plain objects in one loop (`schema.execution`); off, it
     is graphql-core's path under strawberry, field by field (the answers are the same).
+    Either executor plans a subscription's re-read of a user before its root field
+    (`schema.execution.reread_root`); the schema's resolvers stay strawberry's own.
 
     `prepared` owns the schema's prepared operations (schema/prepared.py) and its other
     process caches (the scalars' wire forms); the limit extensions given should share it.
@@ -86,9 +89,10 @@ def build_schema(
         ],
         scalar_overrides=scalar_overrides(owner.forms),
         config=StrawberryConfig(auto_camel_case=True),
-        execution_context_class=CompiledExecutionContext if compiled_execution else None,
+        execution_context_class=(
+            CompiledExecutionContext if compiled_execution else RereadExecutionContext
+        ),
     )
-    install_reread_resolvers(schema._schema)
     attach(schema._schema, owner)
     if federation:
         # The cost model as `@cost`/`@listSize` for routers (schema/cost_directives.py).

@@ -4,8 +4,8 @@ A subscribe runs these resolvers once, through strawberry's own subscription pat
 limits, validation and the budget's charge first): they check the arguments and the read
 rule, then register with the live hub. The events are not executed per subscriber: the
 hub re-reads once per group of identical subscriptions, executing the same document with
-the changed `User` as the root value, and `reread_root_field` (installed on the schema by
-`install_reread_resolvers`) plans that user's reads as `Query.user` does.
+the changed `User` as the root value: strawberry resolves the field to that value, and the
+executor plans that user's reads first, as `Query.user` does (`schema.execution.reread_root`).
 """
 
 from __future__ import annotations
@@ -15,10 +15,9 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any, TypeAlias
 
 import strawberry
-from graphql import DocumentNode, GraphQLResolveInfo, GraphQLSchema, get_named_type
+from graphql import DocumentNode, GraphQLResolveInfo
 
 from loaders.errors import GatewayError
-from schema.access_plan import plan_reads
 from schema.arguments import check_user_ids
 from schema.context import Info
 from schema.cost_policy import GATEWAY_COST_POLICY
@@ -33,9 +32,7 @@ __all__ = [
     "Initial",
     "NotOverWebSocket",
     "Subscription",
-    "install_reread_resolvers",
     "reread_cost",
-    "reread_root_field",
 ]
 
 NOT_OVER_WEBSOCKET = (
@@ -113,25 +110,3 @@ def reread_cost(raw: GraphQLResolveInfo[Any], users: int) -> int:
     else:
         total = prepared.cost(dict(variables))
     return max(1, math.ceil(total / max(users, 1)))
-
-
-def reread_root_field(event: Any, info: GraphQLResolveInfo[Any], **_: Any) -> Any:
-    """A subscription field's resolver for a re-read: the root value is the changed User
-    (as the field's own class: the subgraph's entity is a subclass of User)."""
-    if not isinstance(event, User):
-        return event
-    plan_reads(info, [event.id])
-    named = get_named_type(info.return_type)
-    definition = named.extensions.get("strawberry-definition") if named.extensions else None
-    user_class = getattr(definition, "origin", User)
-    return event if isinstance(event, user_class) else user_class(id=event.id)
-
-
-def install_reread_resolvers(schema: GraphQLSchema) -> None:
-    """Re-reads execute a subscription document with the changed User as root value;
-    strawberry resolves a subscription field to that value as it is, and this adds the
-    access plan (one Query of the partition when the selection makes it cheaper)."""
-    if schema.subscription_type is None:
-        return
-    for graphql_field in schema.subscription_type.fields.values():
-        graphql_field.resolve = reread_root_field

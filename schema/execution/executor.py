@@ -21,9 +21,10 @@ every planned field's answer before anything is awaited, which puts every key of
 request into its loaders at once; then the object waits once, on all their loads together,
 and completes synchronously (`loaders.answers.Later`: no coroutine or task per field). The
 root fields of an operation are resolved and completed in one synchronous pass, so the whole
-operation's reads go to DynamoDB together: one wait by construction. A failed load fails the
-objects that read it back to graphql-core's path, whose resolvers answer from the same
-settled loads (no second call) with the error at its place; the other objects of a list
+operation's reads go to DynamoDB together: one wait by construction (a subscription's
+re-read too: its root user is planned before its root field, `reread_root`). A failed load
+fails the objects that read it back to graphql-core's path, whose resolvers answer from the
+same settled loads (no second call) with the error at its place; the other objects of a list
 keep what the plan completed.
 """
 
@@ -55,7 +56,6 @@ from graphql.execution.incremental.incremental_executor import DeliveryGroupMap
 from graphql.execution.middleware import MiddlewareManager
 from graphql.execution.values import get_argument_values
 from graphql.pyutils import AwaitableOrValue, Path, is_awaitable
-from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.types.field import StrawberryField
 from strawberry.types.info import Info
 
@@ -75,6 +75,7 @@ from schema.execution.plan import (
     level_key,
 )
 from schema.execution.planned import ask, loads_of, outcome, planned_reads, settle
+from schema.execution.reread_root import RereadExecutionContext
 from schema.prepared import CompletionCounts, owner_of
 
 __all__ = ["CompiledExecutionContext", "PassesPlainFields", "passes_plain_fields"]
@@ -102,8 +103,9 @@ def passes_plain_fields(manager: MiddlewareManager | None) -> bool:
     return all(getattr(m, "passes_plain_fields", False) for m in manager.middlewares or ())
 
 
-class CompiledExecutionContext(StrawberryGraphQLCoreExecutionContext):
-    """strawberry's executor (`execution_context_class`), plain objects compiled."""
+class CompiledExecutionContext(RereadExecutionContext):
+    """strawberry's executor (`execution_context_class`), plain objects compiled (a
+    re-read's root planned as on graphql-core's path: `schema.execution.reread_root`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
