@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from loaders.dynamodb import Dynamo, FinishedCall
 from loaders.live.changes import Change
 from loaders.tables import Table
@@ -164,9 +166,22 @@ async def test_a_shared_read_serves_at_most_its_users_then_opens_another(
 
 
 async def test_a_cancelled_re_read_leaves_the_shared_loads_to_the_others(
-    dynamo: Dynamo, clock: FixedClock, dynamodb: Any
+    dynamo: Dynamo, clock: FixedClock, dynamodb: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await seed(dynamodb, dynamo)
+    # The shared read is held in flight until the first re-read is cancelled (else moto may
+    # answer it first, and there is nothing left to cancel).
+    sending, release = asyncio.Event(), asyncio.Event()
+    send = Dynamo._send
+
+    async def held(
+        self: Dynamo, operation: str, params: dict[str, Any], attempts: list[int]
+    ) -> Any:
+        sending.set()
+        await release.wait()
+        return await send(self, operation, params, attempts)
+
+    monkeypatch.setattr(Dynamo, "_send", held)
     hub = hub_over(dynamo, clock)
     # Two documents over one user: their re-reads wait on the same loads.
     other = QUERY.replace("{ id lowBalanceAlert }", "{ lowBalanceAlert }")
@@ -174,9 +189,10 @@ async def test_a_cancelled_re_read_leaves_the_shared_loads_to_the_others(
         GroupKey(query, None, '{"ids": ["u-2"]}', "dashboard", "u-2") for query in (QUERY, other)
     ]
     first, second = (asyncio.ensure_future(hub.execute(key, {"ids": ["u-2"]})) for key in keys)
-    for _ in range(20):  # until both wait on their loads, in flight
-        await asyncio.sleep(0)
+    await asyncio.wait_for(sending.wait(), 10)  # both wait on their loads, in flight
     first.cancel()
+    await asyncio.sleep(0)
+    release.set()
     payload, _ = await second
     assert payload == {"data": {"userChanged": {"lowBalanceAlert": "20.00"}}}
     assert first.cancelled()
