@@ -57,7 +57,11 @@ class Subscriber:
         events = self.events[watch.id]
         return events[-1][1] if events else None
 
-    async def run(self, session: aiohttp.ClientSession, stop: asyncio.Event) -> None:
+    async def run(
+        self, session: aiohttp.ClientSession, stop: asyncio.Event, start_after: float = 0.0
+    ) -> None:
+        """Connect `start_after` seconds from now, then keep a socket open until `stop`."""
+        await asyncio.sleep(start_after)
         while not stop.is_set():
             try:
                 await self._connection(session, stop)

@@ -31,9 +31,12 @@ from gateway.settings import Settings
 from support.dynalite_server import DynaliteServer
 
 NGINX_CONF = ROOT / "deploy" / "nginx.conf"
+#: The replicas' shutdown grace (uvicorn's --timeout-graceful-shutdown), as the production
+#: overlay's: a replica's sockets are closed over three quarters of it at SIGTERM.
+GRACE_SECONDS = 60
 SECRET = "load-secret-0123456789abcdef0123456789"
 READY_SECONDS = 30.0
-STOP_SECONDS = 30.0
+STOP_SECONDS = GRACE_SECONDS + 10.0
 
 
 class Backend(Protocol):
@@ -134,7 +137,7 @@ class Replica:
             "1",
             "--no-access-log",
             "--timeout-graceful-shutdown",
-            "20",
+            str(GRACE_SECONDS),
             # As the image: compression per INSIGHT_SUBSCRIPTIONS_COMPRESSION, and the sockets
             # closed with 1012 spread over the grace period at SIGTERM.
             "--ws",
@@ -165,9 +168,13 @@ def render_nginx(listen: int, upstreams: list[int]) -> str:
     text = NGINX_CONF.read_text()
     text = re.sub(r"listen 127\.0\.0\.1:\d+", f"listen 127.0.0.1:{listen}", text, count=1)
     servers = re.findall(r"^\s*server 127\.0\.0\.1:\d+.*$", text, flags=re.MULTILINE)
-    if len(servers) != len(upstreams):
-        raise ValueError(f"deploy/nginx.conf has {len(servers)} replicas, not {len(upstreams)}")
-    for line, port in zip(servers, upstreams, strict=True):
+    # Each upstream group lists the replicas in order (the requests', the sockets').
+    if not servers or len(servers) % len(upstreams):
+        raise ValueError(
+            f"deploy/nginx.conf has {len(servers)} servers, not {len(upstreams)} a group"
+        )
+    for index, line in enumerate(servers):
+        port = upstreams[index % len(upstreams)]
         text = text.replace(line, re.sub(r"127\.0\.0\.1:\d+", f"127.0.0.1:{port}", line), 1)
     return text
 

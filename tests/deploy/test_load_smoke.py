@@ -30,6 +30,9 @@ def test_the_shipped_config_is_rendered_with_only_its_ports_changed() -> None:
     assert "listen 127.0.0.1:18080 backlog=4096;" in rendered
     assert "server 127.0.0.1:18001 max_fails=2 fail_timeout=1s;" in rendered
     assert "server 127.0.0.1:18002 max_fails=2 fail_timeout=1s;" in rendered
+    # The sockets' group: the same replicas, never marked failed.
+    assert "server 127.0.0.1:18001 max_fails=0;" in rendered
+    assert "server 127.0.0.1:18002 max_fails=0;" in rendered
     for port in ("18080", "18001", "18002"):
         rendered = rendered.replace(port, "")
     for port in ("8080", "8001", "8002"):
