@@ -76,9 +76,14 @@ class Keepalive:
 
 
 async def _ping_each(sockets: list[Pinged]) -> None:
-    for socket in sockets:
-        try:
-            with contextlib.suppress(*CLOSED_ON_SEND):
-                await socket.ping()
-        except Exception:
-            logger.exception("a keepalive ping failed")
+    # Side by side: a slow client (its send waiting for the transport to drain) holds up
+    # only its own ping.
+    await asyncio.gather(*map(_ping, sockets))
+
+
+async def _ping(socket: Pinged) -> None:
+    try:
+        with contextlib.suppress(*CLOSED_ON_SEND):
+            await socket.ping()
+    except Exception:
+        logger.exception("a keepalive ping failed")

@@ -10,15 +10,18 @@ from gateway.subscriptions.keepalive import SLOTS, Keepalive
 
 
 class Socket:
-    def __init__(self, pings: list[tuple[float, int]], number: int, closed: bool = False) -> None:
+    def __init__(self, pings: list[tuple[float, int]], number: int) -> None:
         self.pings = pings
         self.number = number
-        self.closed = closed
+        self.closed = False
+        #: Its send waits this long (a client that does not read: the transport is full).
+        self.stalls = 0.0
 
     async def ping(self) -> None:
         if self.closed:
             raise RuntimeError("Cannot call 'send' once a close message has been sent.")
         self.pings.append((asyncio.get_running_loop().time(), self.number))
+        await asyncio.sleep(self.stalls)
 
 
 async def test_each_socket_is_pinged_once_an_interval_a_slot_at_a_time() -> None:
@@ -26,8 +29,10 @@ async def test_each_socket_is_pinged_once_an_interval_a_slot_at_a_time() -> None
     keepalive = Keepalive(interval)
     pings: list[tuple[float, int]] = []
     sockets = [Socket(pings, number) for number in range(3 * SLOTS)]
-    # A closed socket not yet gone does not stop the others' pings.
+    # A closed socket not yet gone, or a stalled one, does not hold up the others' pings
+    # (socket 16 shares socket 1's slot).
     sockets[0].closed = True
+    sockets[1].stalls = interval * 3
     slots = [keepalive.join(socket) for socket in sockets]
     assert len(keepalive) == 3 * SLOTS
     await asyncio.sleep(interval * 1.5)
