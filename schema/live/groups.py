@@ -82,7 +82,7 @@ class GroupIndex:
         #: One copy of each document's text (and operation name, variables) for all its
         #: groups: each socket's subscribe brings its own, which would stay in its group's
         #: key for the group's life (10,000 frontends, 10,000 groups of one document).
-        self._texts: dict[str, list[Any]] = {}  # text → [the one copy, groups holding it]
+        self._texts: dict[str, tuple[str, int]] = {}  # text → (the one copy, its groups)
 
     def __len__(self) -> int:
         return len(self._groups)
@@ -132,17 +132,16 @@ class GroupIndex:
 
     def _take(self, text: str) -> str:
         """The one copy of `text`, counted for a new group."""
-        held = self._texts.get(text)
-        if held is None:
-            held = self._texts[text] = [text, 0]
-        held[1] += 1
-        return str(held[0])
+        one, groups = self._texts.get(text, (text, 0))
+        self._texts[one] = (one, groups + 1)
+        return one
 
     def _give_back(self, text: str) -> None:
-        held = self._texts[text]
-        held[1] -= 1
-        if not held[1]:
-            del self._texts[text]
+        one, groups = self._texts[text]
+        if groups > 1:
+            self._texts[one] = (one, groups - 1)
+        else:
+            del self._texts[one]
 
     def leave(self, subscriber: Subscriber) -> None:
         """Take `subscriber` out of its groups; a group left empty is dropped."""

@@ -75,7 +75,7 @@ class Subscriber:
             self._sending = None
 
     async def sent(self) -> None:
-        """Wait until nothing waits to be sent (the tests' and a shutdown's)."""
+        """Wait until nothing waits to be sent."""
         while (sending := self._sending) is not None:
             await asyncio.gather(sending, return_exceptions=True)
 
