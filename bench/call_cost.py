@@ -22,8 +22,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 import aioboto3
+import httptools
 
 from loaders import entities as e
 from loaders.dynamodb import BOTOCORE, LEAN, Dynamo
@@ -34,6 +36,10 @@ from loaders.wire.client import OPERATIONS, TARGET_PREFIX, encode
 USER = "calls-000"
 #: The floor row: the same requests posted over aiohttp, nothing else.
 WIRE = "wire"
+#: The floor without aiohttp: the same requests written on one kept-alive connection with
+#: asyncio's Protocol, the answers parsed by httptools (uvicorn's parser): what a client
+#: of the gateway's own could come down to.
+HTTPTOOLS = "httptools"
 #: Turns of the three calls each path is given (bounded: ~3 s a path on a quiet box).
 TURNS = 300
 WARMUP = 30
@@ -136,12 +142,82 @@ async def _wire_floor(dynamo: Dynamo, user_id: str) -> list[Callable[[], Awaitab
     return [bare(headers, body) for headers, body in requests]
 
 
+class _Connection(asyncio.Protocol):
+    """One kept-alive HTTP/1.1 connection, one request at a time (the `httptools` row)."""
+
+    def __init__(self) -> None:
+        self._parser = httptools.HttpResponseParser(self)
+        self._body: list[bytes] = []
+        self._answer: asyncio.Future[bytes] | None = None
+        self._transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        self._parser.feed_data(data)
+
+    def on_body(self, body: bytes) -> None:
+        self._body.append(body)
+
+    def on_message_complete(self) -> None:
+        answer, self._answer = self._answer, None
+        if answer is not None:
+            answer.set_result(b"".join(self._body))
+        self._body = []
+
+    async def post(self, request: bytes) -> bytes:
+        assert self._transport is not None
+        self._answer = asyncio.get_running_loop().create_future()
+        self._transport.write(request)
+        return await self._answer
+
+
+async def _httptools_floor(
+    dynamo: Dynamo, user_id: str
+) -> tuple[list[Callable[[], Awaitable[Any]]], asyncio.BaseTransport]:
+    """The wire's floor without aiohttp: the lean path's three requests, signed once, then
+    written again and again on one connection, the answers parsed by httptools."""
+    lean: Any = dynamo._lean
+    credentials = await lean.credentials()
+    url = urlsplit(lean.endpoint_url)
+    host, port = url.hostname or "127.0.0.1", url.port or 80
+    transport, connection = await asyncio.get_running_loop().create_connection(
+        _Connection, host, port
+    )
+    requests = []
+    for operation, params in _params(dynamo, user_id):
+        body = encode(params)
+        target = TARGET_PREFIX + OPERATIONS[operation]
+        headers = lean.signer.headers(target, body, credentials, datetime.now(UTC))
+        headers.update({"Host": url.netloc, "Content-Length": str(len(body))})
+        head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+        requests.append(f"POST / HTTP/1.1\r\n{head}\r\n".encode() + body)
+
+    def bare(request: bytes) -> Callable[[], Awaitable[Any]]:
+        return lambda: connection.post(request)
+
+    return [bare(request) for request in requests], transport
+
+
 async def measure(client: Any, tables: TableNames, user_id: str) -> list[PathCost]:
     """CPU per call of each path, medians of ROUNDS alternating rounds."""
     paths = {name: Dynamo(client, tables, call_path=name) for name in (BOTOCORE, LEAN)}
-    costs = {name: PathCost(name) for name in (*paths, WIRE)}
+    costs = {name: PathCost(name) for name in (*paths, WIRE, HTTPTOOLS)}
     calls = {name: _calls(dynamo, user_id) for name, dynamo in paths.items()}
     calls[WIRE] = await _wire_floor(paths[LEAN], user_id)
+    calls[HTTPTOOLS], transport = await _httptools_floor(paths[LEAN], user_id)
+    try:
+        return await _alternating(calls, costs)
+    finally:
+        transport.close()
+
+
+async def _alternating(
+    calls: dict[str, list[Callable[[], Awaitable[Any]]]], costs: dict[str, PathCost]
+) -> list[PathCost]:
+    """Each path's calls, warmed up, then timed in ROUNDS rounds of alternating turns."""
     for name in calls:
         for _ in range(WARMUP):
             for call in calls[name]:
@@ -193,8 +269,12 @@ def print_costs(costs: list[PathCost], breakdown: dict[str, dict[str, float]]) -
     print(f"{'path':<12}{'CPU per call':>16}{'of which user':>16}")
     for cost in costs:
         print(f"{cost.name:<12}{cost.median_us:>13.0f} µs{cost.user_us:>13.0f} µs")
-    botocore, lean, wire = (cost.median_us for cost in costs)
+    botocore, lean, wire, floor = (cost.median_us for cost in costs)
     print(f"lean ÷ botocore: {lean / botocore:.2f}; lean - wire: {lean - wire:.0f} µs a call")
+    print(
+        f"aiohttp's share: wire - httptools: {wire - floor:.0f} µs a call "
+        f"(lean without it: about {lean - wire + floor:.0f} µs)"
+    )
     print(f"target: lean ≤ 150 µs a call: {'met' if lean <= 150 else 'NOT met'}")
     print("\nWhere a call's CPU goes (cProfile on the CPU clock, own time by stage, µs a call)")
     print(f"  {'stage':<32}{'botocore':>10}{'lean':>10}")
