@@ -4,17 +4,28 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any, Protocol
 
 import pytest
+import strawberry
 from strawberry.types import ExecutionResult
 
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo, FinishedCall
 from schema.clock import FixedClock
 from schema.context import build_context
+from schema.field_reads import reads
 from schema.principal import DASHBOARD, Principal
 from schema.root import build_schema
 from support.faults import FaultProxy, fault_proxy
 
 DASHBOARD_USER = Principal(sub="dash-1", roles=frozenset({DASHBOARD}))
+
+
+@strawberry.type(name="User")
+class UndeclaredUser:
+    """A User whose `shoeSize` declares no reads: the access plan refuses it
+    (`UndeclaredRead`) rather than price it at 0."""
+
+    id: strawberry.ID = strawberry.field(metadata=reads())
+    shoe_size: int = 0
 
 
 class Execute(Protocol):

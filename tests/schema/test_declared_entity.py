@@ -24,7 +24,7 @@ from schema.context import Info, build_context
 from schema.federation import UserEntity
 from schema.field_reads import UndeclaredRead, reads, type_reads
 from tests.conftest import CallCounter
-from tests.schema.conftest import DASHBOARD_USER
+from tests.schema.conftest import DASHBOARD_USER, UndeclaredUser
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,12 +76,6 @@ class Query:
     def user(self, info: Info, id: strawberry.ID) -> User:
         plan_user_reads(info, [id])
         return User(id=id)
-
-
-@strawberry.type(name="User")
-class UndeclaredUser:
-    id: strawberry.ID = strawberry.field(metadata=reads())
-    shoe_size: int = 0
 
 
 @strawberry.type

@@ -21,7 +21,7 @@ from schema.clock import FixedClock
 from schema.context import Context, build_context
 from schema.execution.reread_root import RereadExecutionContext, as_field_class
 from schema.federation import UserEntity
-from schema.field_reads import UndeclaredRead, reads
+from schema.field_reads import UndeclaredRead
 from schema.live import GroupKey, LiveHub
 from schema.principal import Principal
 from schema.query import Query
@@ -30,7 +30,7 @@ from schema.subscription import Subscription
 from schema.user import User
 from support.seed import user_items
 from tests.conftest import NOW
-from tests.schema.conftest import DASHBOARD_USER
+from tests.schema.conftest import DASHBOARD_USER, UndeclaredUser
 
 EXECUTORS = pytest.mark.parametrize(
     ("federation", "compiled"), [(False, True), (False, False), (True, True), (True, False)]
@@ -114,12 +114,6 @@ def test_a_re_read_of_the_subgraph_reads_its_entity() -> None:
     assert as_entity.id == "u-1"
     plain_field = subscription_type(build_schema()).fields["userChanged"]
     assert as_field_class(user, plain_field.type) is user
-
-
-@strawberry.type(name="User")
-class UndeclaredUser:
-    id: strawberry.ID = strawberry.field(metadata=reads())
-    shoe_size: int = 0
 
 
 @strawberry.type
