@@ -118,11 +118,9 @@ def _calls(dynamo: Dynamo, user_id: str) -> list[Callable[[], Awaitable[Any]]]:
     return [call(operation, params) for operation, params in _params(dynamo, user_id)]
 
 
-async def _wire_floor(dynamo: Dynamo, user_id: str) -> list[Callable[[], Awaitable[Any]]]:
-    """The wire's floor: the lean path's three requests, signed once, then posted again
-    and again on the same aiohttp session and read, unparsed."""
+async def _signed(dynamo: Dynamo, user_id: str) -> list[tuple[dict[str, str], bytes]]:
+    """The lean path's three requests, signed once: their headers and bodies."""
     lean: Any = dynamo._lean
-    session = await lean._session()
     credentials = await lean.credentials()
     requests = []
     for operation, params in _params(dynamo, user_id):
@@ -130,6 +128,15 @@ async def _wire_floor(dynamo: Dynamo, user_id: str) -> list[Callable[[], Awaitab
         target = TARGET_PREFIX + OPERATIONS[operation]
         headers = lean.signer.headers(target, body, credentials, datetime.now(UTC))
         requests.append((headers, body))
+    return requests
+
+
+async def _wire_floor(dynamo: Dynamo, user_id: str) -> list[Callable[[], Awaitable[Any]]]:
+    """The wire's floor: the lean path's three requests, signed once, then posted again
+    and again on the same aiohttp session and read, unparsed."""
+    lean: Any = dynamo._lean
+    session = await lean._session()
+    requests = await _signed(dynamo, user_id)
 
     async def post(headers: dict[str, str], body: bytes) -> bytes:
         async with session.post(lean.endpoint_url, data=body, headers=headers) as response:
@@ -180,17 +187,13 @@ async def _httptools_floor(
     """The wire's floor without aiohttp: the lean path's three requests, signed once, then
     written again and again on one connection, the answers parsed by httptools."""
     lean: Any = dynamo._lean
-    credentials = await lean.credentials()
     url = urlsplit(lean.endpoint_url)
     host, port = url.hostname or "127.0.0.1", url.port or 80
     transport, connection = await asyncio.get_running_loop().create_connection(
         _Connection, host, port
     )
     requests = []
-    for operation, params in _params(dynamo, user_id):
-        body = encode(params)
-        target = TARGET_PREFIX + OPERATIONS[operation]
-        headers = lean.signer.headers(target, body, credentials, datetime.now(UTC))
+    for headers, body in await _signed(dynamo, user_id):
         headers.update({"Host": url.netloc, "Content-Length": str(len(body))})
         head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
         requests.append(f"POST / HTTP/1.1\r\n{head}\r\n".encode() + body)
