@@ -9,8 +9,10 @@ from typing import Any
 import botocore.session
 import pytest
 from aiobotocore.parsers import AioResponseParserFactory
+from hypothesis import given
+from hypothesis import strategies as st
 
-from loaders.wire_parser import FastResponseParserFactory
+from loaders.wire_parser import BLOB_MARKS, FastResponseParserFactory, may_hold_blobs
 
 B64 = base64.b64encode(b"\x00\xffbytes").decode()
 
@@ -99,3 +101,24 @@ async def test_bodies_with_and_without_blobs(body: bytes) -> None:
     fast = await _parse(FastResponseParserFactory(), "Query", body)
     stock = await _parse(AioResponseParserFactory(), "Query", body)
     assert fast == stock
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"Item": {"k": {"S": "plain"}}}',
+        b'{"Item": {"k": {"B": "AAEC"}}}',
+        b'{"Item": {"k": {"BS": ["AAEC"]}}}',
+        b'{"Item": {"k": {"\\u0042": "AAEC"}}}',
+        b'{"Item": {"k": {"S": "Bank"}}}',
+        b'{"Item": {"k": {"S": "a \\"quote\\""}}}',
+    ],
+)
+def test_the_quick_blob_check_is_the_marks_search(body: bytes) -> None:
+    assert may_hold_blobs(body) == any(mark in body for mark in BLOB_MARKS)
+
+
+@given(st.lists(st.sampled_from([b"B", b"S", b'"', b"\\", b"u", b"{", b"x"]), max_size=12))
+def test_the_quick_blob_check_agrees_on_any_bytes(parts: list[bytes]) -> None:
+    body = b"".join(parts)
+    assert may_hold_blobs(body) == any(mark in body for mark in BLOB_MARKS)
