@@ -21,37 +21,46 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 import aioboto3
 import httptools
 
+if TYPE_CHECKING:
+    from aiobotocore.client import AioBaseClient
+
 from loaders import entities as e
 from loaders.dynamodb import BOTOCORE, LEAN, Dynamo
 from loaders.tables import TableNames
 from loaders.wire.client import OPERATIONS, TARGET_PREFIX, encode
+from loaders.wire.endpoint import pool_for
 
 #: The user `python -m bench calls` seeds (`make bench` uses its first bench user).
 USER = "calls-000"
-#: The floor row: the same requests posted over aiohttp, nothing else.
-WIRE = "wire"
-#: The floor without aiohttp: the same requests written on one kept-alive connection with
-#: asyncio's Protocol, the answers parsed by httptools (uvicorn's parser): what a client
-#: of the gateway's own could come down to.
+#: A floor row: the same requests posted over aiohttp (the botocore client's own session,
+#: which the lean path used before it had connections of its own), nothing else.
+WIRE = "aiohttp"
+#: The lean path's own connections (loaders/wire/pool.py) with the requests signed once:
+#: what the lean path costs without its own work.
+POOL = "pool"
+#: The floor: the same requests written on one kept-alive connection with asyncio's
+#: Protocol, the answers parsed by httptools, nothing else.
 HTTPTOOLS = "httptools"
 #: Turns of the three calls each path is given (bounded: ~3 s a path on a quiet box).
 TURNS = 300
 WARMUP = 30
 ROUNDS = 5
 
+#: The lean path's own HTTP client.
+_OWN_HTTP = ("wire/pool.py", "wire/connection.py", "httpsession.py")
 #: The stages of a call, by where the code is (first match wins); a function's own time
 #: (cProfile's tottime, on the CPU clock) counts in its stage, so the stages add up.
 STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("serialise", ("botocore/serialize.py", "botocore/validate.py", "wire/client.py:encode")),
     ("event hooks", ("botocore/hooks.py", "aiobotocore/hooks.py", "botocore/handlers.py")),
     ("signing", ("botocore/auth.py", "signers.py", "wire/signer.py", "credentials.py", "hmac")),
-    ("HTTP client", ("aiohttp/", "httpsession.py", "yarl/", "multidict", "socket")),
+    ("HTTP client", ("aiohttp/", "yarl/", "multidict", "socket", "httptools", *_OWN_HTTP)),
     ("parsing", ("parsers.py", "wire_parser.py", "orjson", "loads", "awsrequest.py")),
     ("asyncio's loop", ("asyncio/", "selectors.py", "epoll")),
     ("Dynamo.call and the call log", ("loaders/dynamodb.py", "loaders/call_log.py")),
@@ -132,10 +141,11 @@ async def _signed(dynamo: Dynamo, user_id: str) -> list[tuple[dict[str, str], by
 
 
 async def _wire_floor(dynamo: Dynamo, user_id: str) -> list[Callable[[], Awaitable[Any]]]:
-    """The wire's floor: the lean path's three requests, signed once, then posted again
-    and again on the same aiohttp session and read, unparsed."""
+    """aiohttp's floor: the lean path's three requests, signed once, then posted again and
+    again on the botocore client's aiohttp session and read, unparsed."""
     lean: Any = dynamo._lean
-    session = await lean._session()
+    endpoint: Any = getattr(dynamo.client, "_endpoint")  # noqa: B009 (not in its stubs)
+    session = await endpoint.http_session._get_session(None)
     requests = await _signed(dynamo, user_id)
 
     async def post(headers: dict[str, str], body: bytes) -> bytes:
@@ -181,35 +191,52 @@ class _Connection(asyncio.Protocol):
         return await self._answer
 
 
+async def _requests(dynamo: Dynamo, user_id: str) -> list[bytes]:
+    """The lean path's three requests, signed once, as whole HTTP/1.1 requests."""
+    requests = []
+    for headers, body in await _signed(dynamo, user_id):
+        headers["Content-Length"] = str(len(body))
+        head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+        requests.append(f"POST / HTTP/1.1\r\n{head}\r\n".encode() + body)
+    return requests
+
+
+async def _pool_floor(dynamo: Dynamo, user_id: str) -> list[Callable[[], Awaitable[Any]]]:
+    """The lean path's connections: its three requests, signed once, then exchanged again
+    and again through its pool."""
+    pool = pool_for(cast("AioBaseClient", dynamo.client))
+
+    def bare(request: bytes) -> Callable[[], Awaitable[Any]]:
+        return lambda: pool.exchange(request)
+
+    return [bare(request) for request in await _requests(dynamo, user_id)]
+
+
 async def _httptools_floor(
     dynamo: Dynamo, user_id: str
 ) -> tuple[list[Callable[[], Awaitable[Any]]], asyncio.BaseTransport]:
-    """The wire's floor without aiohttp: the lean path's three requests, signed once, then
-    written again and again on one connection, the answers parsed by httptools."""
+    """The floor: the lean path's three requests, signed once, then written again and
+    again on one connection, the answers parsed by httptools."""
     lean: Any = dynamo._lean
     url = urlsplit(lean.endpoint_url)
     host, port = url.hostname or "127.0.0.1", url.port or 80
     transport, connection = await asyncio.get_running_loop().create_connection(
         _Connection, host, port
     )
-    requests = []
-    for headers, body in await _signed(dynamo, user_id):
-        headers.update({"Host": url.netloc, "Content-Length": str(len(body))})
-        head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
-        requests.append(f"POST / HTTP/1.1\r\n{head}\r\n".encode() + body)
 
     def bare(request: bytes) -> Callable[[], Awaitable[Any]]:
         return lambda: connection.post(request)
 
-    return [bare(request) for request in requests], transport
+    return [bare(request) for request in await _requests(dynamo, user_id)], transport
 
 
 async def measure(client: Any, tables: TableNames, user_id: str) -> list[PathCost]:
     """CPU per call of each path, medians of ROUNDS alternating rounds."""
     paths = {name: Dynamo(client, tables, call_path=name) for name in (BOTOCORE, LEAN)}
-    costs = {name: PathCost(name) for name in (*paths, WIRE, HTTPTOOLS)}
+    costs = {name: PathCost(name) for name in (*paths, WIRE, POOL, HTTPTOOLS)}
     calls = {name: _calls(dynamo, user_id) for name, dynamo in paths.items()}
     calls[WIRE] = await _wire_floor(paths[LEAN], user_id)
+    calls[POOL] = await _pool_floor(paths[LEAN], user_id)
     calls[HTTPTOOLS], transport = await _httptools_floor(paths[LEAN], user_id)
     try:
         return await _alternating(calls, costs)
@@ -272,11 +299,11 @@ def print_costs(costs: list[PathCost], breakdown: dict[str, dict[str, float]]) -
     print(f"{'path':<12}{'CPU per call':>16}{'of which user':>16}")
     for cost in costs:
         print(f"{cost.name:<12}{cost.median_us:>13.0f} µs{cost.user_us:>13.0f} µs")
-    botocore, lean, wire, floor = (cost.median_us for cost in costs)
-    print(f"lean ÷ botocore: {lean / botocore:.2f}; lean - wire: {lean - wire:.0f} µs a call")
+    botocore, lean, wire, pool, floor = (cost.median_us for cost in costs)
+    print(f"lean ÷ botocore: {lean / botocore:.2f}; lean - pool: {lean - pool:.0f} µs a call")
     print(
-        f"aiohttp's share: wire - httptools: {wire - floor:.0f} µs a call "
-        f"(lean without it: about {lean - wire + floor:.0f} µs)"
+        f"the pool's own share: pool - httptools: {pool - floor:.0f} µs a call; "
+        f"aiohttp's, as the lean path's transport before: {wire - floor:.0f} µs"
     )
     print(f"target: lean ≤ 150 µs a call: {'met' if lean <= 150 else 'NOT met'}")
     print("\nWhere a call's CPU goes (cProfile on the CPU clock, own time by stage, µs a call)")

@@ -1,2 +1,3 @@
-"""The lean call path: DynamoDB's read operations sent straight over aiohttp (SigV4 signed,
-orjson bodies), on the botocore client's own credentials, endpoint, pool and timeouts."""
+"""The lean call path: DynamoDB's read operations sent on connections of its own (SigV4
+signed, orjson bodies, answers parsed by httptools), configured from the botocore client's
+own credentials, endpoint, pool size, timeouts and TLS settings."""

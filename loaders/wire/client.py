@@ -2,19 +2,20 @@
 request pipeline, on everything the botocore client already has.
 
 The process's aioboto3 client stays the one configuration: its credentials (frozen, and
-refreshed by botocore when they expire), endpoint, region, user agent, connection pool and
-timeouts (its own aiohttp session is reused, so both paths share one pool), and its retry
-budget (the same total attempts). What is left out is what costs the CPU: the operation
-model walk that serialises and parses, a dozen event hooks a call, a signer that
-re-derives its key each call, and botocore's response object (loaders/wire/stages.py,
-docs/performance.md). The body is orjson; attribute values are handed over as they came
-(`loaders.wire_parser`, blobs decoded as botocore does).
+refreshed by botocore when they expire), endpoint, region, user agent, pool size, timeouts,
+keep-alive and TLS settings (loaders/wire/endpoint.py), and its retry budget (the same
+total attempts). What is left out is what costs the CPU: the operation model walk that
+serialises and parses, a dozen event hooks a call, a signer that re-derives its key each
+call, botocore's response object, and aiohttp: the requests go on connections of the lean
+path's own (loaders/wire/pool.py), parsed by httptools (docs/performance.md). The body is
+orjson; attribute values are handed over as they came (`loaders.wire_parser`, blobs
+decoded as botocore does).
 
 Errors keep their codes: an error answer is raised as botocore's own `ClientError` (the
 code from `__type`, the status, the request id), a network failure as botocore's exception
-for it, so `Dynamo.call` classifies them as it always has. Retries follow botocore's
-standard mode (the same retryable codes, statuses and network errors, the same retry
-quota); the pause is `loaders.backoff.Backoff`'s.
+for it (as aiobotocore raises them), so `Dynamo.call` classifies them as it always has.
+Retries follow botocore's standard mode (the same retryable codes, statuses and network
+errors, the same retry quota); the pause is `loaders.backoff.Backoff`'s.
 """
 
 from __future__ import annotations
@@ -25,20 +26,22 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-import aiohttp
 import orjson
 from aiobotocore.client import AioBaseClient
-from botocore.exceptions import ClientError
+from botocore.exceptions import ClientError, ConnectionError, HTTPClientError
 
 from loaders.backoff import Backoff
-from loaders.wire.retries import RetryQuota, is_retryable, transport_error
+from loaders.wire.connection import Answer
+from loaders.wire.endpoint import pool_for, reachable_directly
+from loaders.wire.retries import RetryQuota, is_retryable
 from loaders.wire.signer import Signer, SigningCredentials, host_of
-from loaders.wire.spans import CallSpan, call_span
-from loaders.wire_parser import BLOB_MARKS, attribute_value
+from loaders.wire.spans import NO_SPAN, CallSpan, call_span, recording
+from loaders.wire_parser import attribute_value, may_hold_blobs
 
 __all__ = ["OPERATIONS", "LeanClient"]
 
 TARGET_PREFIX = "DynamoDB_20120810."
+REQUEST_ID = b"x-amzn-requestid"
 #: The operations the lean path sends (client method name -> DynamoDB's name).
 OPERATIONS = {"get_item": "GetItem", "batch_get_item": "BatchGetItem", "query": "Query"}
 #: botocore's standard mode when the config names no attempts.
@@ -119,29 +122,25 @@ class LeanClient:
         self.signer = Signer(client.meta.region_name, host_of(self.endpoint_url))
         self._quota = RetryQuota()
         self._events: Any = client.meta.events
-        self._http: aiohttp.ClientSession | None = None
+        # Each request's fixed head: the request line and the headers no call changes.
+        self._head = f"POST / HTTP/1.1\r\nUser-Agent: {self.user_agent}\r\n" + (
+            "Accept-Encoding: identity\r\n"  # as aiobotocore sends it (botocore issue 1255)
+        )
+        if "\r" in self.user_agent or "\n" in self.user_agent:
+            raise ValueError(f"a user agent of one line, not {self.user_agent!r}")
 
     @staticmethod
     def serves(client: object) -> bool:
-        """Whether `client` is an aiobotocore client itself (a wrapper around one, as some
-        tests use, keeps the botocore path and whatever the wrapper does)."""
-        return isinstance(client, AioBaseClient)
+        """Whether `client` is an aiobotocore client itself, reaching its endpoint without a
+        proxy (a wrapper around one, as some tests use, keeps the botocore path and whatever
+        the wrapper does; so does a proxied endpoint)."""
+        return isinstance(client, AioBaseClient) and reachable_directly(client)
 
     async def credentials(self) -> SigningCredentials:
         """The client's credentials, frozen (botocore refreshes them when they expire)."""
         source: Any = self._client._request_signer._credentials
         frozen = await source.get_frozen_credentials()
         return SigningCredentials(frozen.access_key, frozen.secret_key, frozen.token)
-
-    async def _session(self) -> aiohttp.ClientSession:
-        # The botocore client's own aiohttp session: its pool (max_pool_connections), its
-        # connect and read timeouts, its keep-alive, its TLS context; closed with it. Kept
-        # once fetched (aiobotocore's lookup costs more than a signature).
-        session = self._http
-        if session is None or session.closed:
-            http: Any = self._client._endpoint.http_session
-            session = self._http = await http._get_session(None)
-        return session
 
     async def send(self, operation: str, params: Mapping[str, Any], attempts: list[int]) -> Any:
         """One operation, retried as botocore's standard mode retries it; `attempts[0]` is
@@ -156,6 +155,8 @@ class LeanClient:
             model=self._client.meta.service_model.operation_model(name),
             context={},
         )
+        if not recording():
+            return await self._send(name, encode(params), attempts, NO_SPAN)
         with call_span(name, self.signer.region) as span:
             return await self._send(name, encode(params), attempts, span)
 
@@ -167,17 +168,19 @@ class LeanClient:
             attempt += 1
             attempts[0] += 1
             try:
-                status, headers, raw = await self._attempt(target, body)
-            except (aiohttp.ClientError, TimeoutError) as error:
-                failure: Exception = transport_error(error, self.endpoint_url)
+                answer = await self._attempt(target, body)
+            except (ConnectionError, HTTPClientError) as error:
+                failure: Exception = error
                 code: str | None = None
                 status = 0
             else:
-                span.answered(status, headers.get("x-amzn-RequestId", ""), attempt - 1)
+                status = answer.status
+                if span is not NO_SPAN:
+                    span.answered(status, answer.header(REQUEST_ID), attempt - 1)
                 if status == 200:
                     self._quota.release(taken)
-                    return self._parsed(raw, headers, attempt)
-                error_answer = self._client_error(name, status, headers, raw, attempt)
+                    return self._parsed(answer, attempt)
+                error_answer = self._client_error(name, answer, attempt)
                 failure, code = error_answer, error_answer.response["Error"]["Code"]
             if attempt >= self.max_attempts or not is_retryable(code, status, failure):
                 raise failure
@@ -186,47 +189,44 @@ class LeanClient:
                 raise failure
             await asyncio.sleep(self._backoff.pause(attempt - 1))
 
-    async def _attempt(self, target: str, body: bytes) -> tuple[int, Mapping[str, str], bytes]:
+    async def _attempt(self, target: str, body: bytes) -> Answer:
         credentials = await self.credentials()
         headers = self.signer.headers(target, body, credentials, self._clock())
-        headers["User-Agent"] = self.user_agent
-        # As aiobotocore sends it (botocore issue 1255).
-        headers["Accept-Encoding"] = "identity"
-        session = await self._session()
-        async with session.post(self.endpoint_url, data=body, headers=headers) as response:
-            raw = await response.read()
-            return response.status, response.headers, raw
+        fields = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+        head = f"{self._head}{fields}Content-Length: {len(body)}\r\n\r\n"
+        return await pool_for(self._client).exchange(head.encode() + body)
 
-    def _parsed(self, raw: bytes, headers: Mapping[str, str], attempt: int) -> Any:
+    @staticmethod
+    def _parsed(answer: Answer, attempt: int) -> Any:
+        raw = answer.body
         parsed: dict[str, Any] = orjson.loads(raw) if raw else {}
-        if any(mark in raw for mark in BLOB_MARKS):
+        if may_hold_blobs(raw):
             decode_blobs(parsed)
         parsed["ResponseMetadata"] = {
-            "RequestId": headers.get("x-amzn-RequestId", ""),
+            "RequestId": answer.header(REQUEST_ID),
             "HTTPStatusCode": 200,
             "RetryAttempts": attempt - 1,
         }
         return parsed
 
-    def _client_error(
-        self, name: str, status: int, headers: Mapping[str, str], raw: bytes, attempt: int
-    ) -> ClientError:
+    @staticmethod
+    def _client_error(name: str, answer: Answer, attempt: int) -> ClientError:
         """An error answer as botocore's JSON parser gives it, raised as its ClientError."""
         try:
-            body: dict[str, Any] = orjson.loads(raw) if raw else {}
+            body: dict[str, Any] = orjson.loads(answer.body) if answer.body else {}
         except orjson.JSONDecodeError:
             body = {}
-        kind = str(body.get("__type") or headers.get("x-amzn-ErrorType") or "")
-        code = kind.rsplit("#", 1)[-1].split(":", 1)[0] if kind else str(status)
+        kind = str(body.get("__type") or answer.header(b"x-amzn-errortype"))
+        code = kind.rsplit("#", 1)[-1].split(":", 1)[0] if kind else str(answer.status)
         message = body.get("message", body.get("Message", ""))
         response: dict[str, Any] = {
             key: value for key, value in body.items() if key not in ("__type", "message", "Message")
         }
         response["Error"] = {"Message": message, "Code": code}
         response["ResponseMetadata"] = {
-            "RequestId": headers.get("x-amzn-RequestId", ""),
-            "HTTPStatusCode": status,
-            "HTTPHeaders": {name.lower(): value for name, value in headers.items()},
+            "RequestId": answer.header(REQUEST_ID),
+            "HTTPStatusCode": answer.status,
+            "HTTPHeaders": answer.headers,
             "RetryAttempts": attempt - 1,
         }
         return ClientError(response, name)  # type: ignore[arg-type]

@@ -1,33 +1,18 @@
 """botocore's standard retry mode, as the lean path needs it: which failures are retried,
-the retry quota, and aiohttp's failures as botocore's exceptions (aiobotocore's mapping in
-`aiobotocore.httpsession`), so that logs and metrics name them as before."""
+and the retry quota. The connections (loaders/wire/connection.py, pool.py) fail with
+botocore's own exceptions, as aiobotocore maps aiohttp's, so logs and metrics name them as
+before."""
 
 from __future__ import annotations
 
-import asyncio
-
-import aiohttp
-from aiohttp.client_exceptions import (
-    ClientConnectionError,
-    ClientConnectorError,
-    ClientHttpProxyError,
-    ClientProxyConnectionError,
-    ClientSSLError,
-    ServerDisconnectedError,
-    ServerTimeoutError,
-)
 from botocore.exceptions import (
-    ConnectionClosedError,
     ConnectionError,
     ConnectTimeoutError,
-    EndpointConnectionError,
     HTTPClientError,
-    ProxyConnectionError,
     ReadTimeoutError,
-    SSLError,
 )
 
-__all__ = ["RetryQuota", "is_retryable", "transport_error"]
+__all__ = ["RetryQuota", "is_retryable"]
 
 #: botocore.retries.standard: transient codes and statuses, and the throttling codes.
 TRANSIENT_CODES = frozenset(
@@ -89,27 +74,3 @@ class RetryQuota:
     def release(self, taken: int) -> None:
         """A call succeeded: what its last retry took comes back, or 1 when it needed none."""
         self.available = min(self.CAPACITY, self.available + (taken or 1))
-
-
-def transport_error(error: BaseException, url: str) -> Exception:
-    """An aiohttp (or timeout) failure as the botocore exception aiobotocore raises for it."""
-    if isinstance(error, ClientSSLError):
-        return SSLError(endpoint_url=url, error=error)
-    if isinstance(error, ClientProxyConnectionError | ClientHttpProxyError):
-        return ProxyConnectionError(proxy_url=url, error=error)
-    if isinstance(
-        error,
-        ServerDisconnectedError
-        | aiohttp.ClientPayloadError
-        | aiohttp.http_exceptions.BadStatusLine,
-    ):
-        return ConnectionClosedError(error=error, request=None, endpoint_url=url)
-    if isinstance(error, ServerTimeoutError):
-        if str(error).lower().startswith("connect"):
-            return ConnectTimeoutError(endpoint_url=url, error=error)
-        return ReadTimeoutError(endpoint_url=url, error=error)
-    if isinstance(error, ClientConnectorError | ClientConnectionError):
-        return EndpointConnectionError(endpoint_url=url, error=error)
-    if isinstance(error, asyncio.TimeoutError):
-        return ReadTimeoutError(endpoint_url=url, error=error)
-    return HTTPClientError(error=error)

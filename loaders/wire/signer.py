@@ -42,7 +42,8 @@ def host_of(url: str) -> str:
 
 
 def _hmac(key: bytes, message: str) -> bytes:
-    return hmac.new(key, message.encode(), hashlib.sha256).digest()
+    # hmac.digest: OpenSSL's one-shot HMAC, without an hmac object a call.
+    return hmac.digest(key, message.encode(), "sha256")
 
 
 class Signer:
@@ -85,9 +86,7 @@ class Signer:
         canonical = f"POST\n/\n\n{canonical_headers}\n{signed}\n{hashlib.sha256(body).hexdigest()}"
         scope = f"{day}/{self.region}/{SERVICE}/aws4_request"
         to_sign = f"{ALGORITHM}\n{stamp}\n{scope}\n{hashlib.sha256(canonical.encode()).hexdigest()}"
-        signature = hmac.new(
-            self.signing_key(credentials.secret_key, day), to_sign.encode(), hashlib.sha256
-        ).hexdigest()
+        signature = _hmac(self.signing_key(credentials.secret_key, day), to_sign).hex()
         headers = {
             "Content-Type": JSON_TYPE,
             "Host": self.host,

@@ -15,7 +15,7 @@ try:
 except ImportError:  # the otel extra is not installed
     trace = None  # type: ignore[assignment]
 
-__all__ = ["CallSpan", "call_span"]
+__all__ = ["NO_SPAN", "CallSpan", "call_span", "recording"]
 
 
 class CallSpan:
@@ -33,10 +33,12 @@ class CallSpan:
             self._span.set_attribute("retry_attempts", retries)
 
 
-_NO_SPAN = CallSpan(None)
+#: The span of a call that no tracer records.
+NO_SPAN = CallSpan(None)
 
 
-def _recording() -> bool:
+def recording() -> bool:
+    """Whether a tracer provider is installed (else a call need not enter `call_span`)."""
     if trace is None:
         return False
     return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
@@ -44,8 +46,8 @@ def _recording() -> bool:
 
 @contextmanager
 def call_span(operation: str, region: str) -> Iterator[CallSpan]:
-    if not _recording():
-        yield _NO_SPAN
+    if not recording():
+        yield NO_SPAN
         return
     tracer = trace.get_tracer("loaders.wire")
     attributes = {
