@@ -75,8 +75,19 @@ def gateway(port: int) -> list[str]:
     ]
 
 
+def process_clock(pid: int) -> int:
+    """Linux's CPU-time clock of process `pid`, all its threads (`clock_getcpuclockid`'s:
+    CPUCLOCK_SCHED of the process, `~pid << 3 | 2`)."""
+    return (~pid << 3) | 2
+
+
 def cpu_seconds(pid: int) -> float:
-    """User plus system CPU time of a process so far (all its threads)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    ticks = int(fields[11]) + int(fields[12])  # utime, stime
-    return ticks / os.sysconf("SC_CLK_TCK")
+    """User plus system CPU time of a process so far (all its threads), to the nanosecond
+    from its CPU-time clock; from /proc's ticks (10 ms: a 20-request turn of 4 ms requests
+    read in steps of 0.5 ms a request) where that clock cannot be read."""
+    try:
+        return time.clock_gettime(process_clock(pid))
+    except OSError:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks = int(fields[11]) + int(fields[12])  # utime, stime
+        return ticks / os.sysconf("SC_CLK_TCK")
