@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 import aioboto3
@@ -204,26 +205,33 @@ async def differences(gateway_url: str, peer_url: str, users: list[str]) -> list
     return found
 
 
-async def compare(urls: dict[str, str], pids: dict[str, int]) -> None:
+async def compare(urls: dict[str, str], pids: dict[str, int], dynalite_pid: int) -> None:
     token = mint_token(SECRET, USERS[0], [], timedelta(hours=2), SystemClock())
     headers = {"Authorization": f"Bearer {token}"}
     body = {"query": FRONTEND_QUERY}
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=64)) as http:
         sends = {name: poster(http, url, body, headers) for name, url in urls.items()}
         cpu: dict[str, list[float]] = {name: [] for name in urls}
+        store: dict[str, list[float]] = {name: [] for name in urls}
         for name in urls:
             for _ in range(WARMUP):
                 await sends[name]()
         for _ in range(ROUNDS):
             for name, send in sends.items():
                 before = processes.cpu_seconds(pids[name])
+                before_store = processes.cpu_seconds(dynalite_pid)
                 for _ in range(TURN):
                     await send()
                 cpu[name].append((processes.cpu_seconds(pids[name]) - before) / TURN * 1000)
+                spent = processes.cpu_seconds(dynalite_pid) - before_store
+                store[name].append(spent / TURN * 1000)
         steps: dict[str, dict[int, Any]] = {name: {} for name in urls}
         for clients in CLIENTS:
             for name, send in sends.items():
-                clocks = {"worker": lambda pid=pids[name]: processes.cpu_seconds(pid)}
+                clocks = {
+                    "worker": partial(processes.cpu_seconds, pids[name]),
+                    "dynalite": partial(processes.cpu_seconds, dynalite_pid),
+                }
                 steps[name][clients] = await step(Endpoint(send, "dynalite", clocks), clients)
     print("\nThe frontend query, the gateway beside the Node peer (alternating turns)")
     print(f"{'figure':<44}{'gateway':>12}{'peer':>12}{'ratio':>8}")
@@ -234,6 +242,9 @@ async def compare(urls: dict[str, str], pids: dict[str, int]) -> None:
 
     medians = {name: statistics.median(values) for name, values in cpu.items()}
     line(f"server CPU per request (median of {ROUNDS})", medians["gateway"], medians["peer"], "ms")
+    # The box's other load: dynalite answers both, and its CPU grows with the items read.
+    stored = {name: statistics.median(values) for name, values in store.items()}
+    line("dynalite's CPU per request (beside)", stored["gateway"], stored["peer"], "ms")
     best = {
         name: max(
             (s.per_second for s in by_clients.values() if s.p99_ms < P99_LIMIT_MS), default=0.0
@@ -242,6 +253,18 @@ async def compare(urls: dict[str, str], pids: dict[str, int]) -> None:
     }
     line("best rate with p99 < 50 ms", best["gateway"], best["peer"], "/s")
     line("p99 at 8 clients", steps["gateway"][8].p99_ms, steps["peer"][8].p99_ms, "ms")
+    print(
+        f"\n{'clients':<10}"
+        + "".join(f"{name + ': rate, p99, CPU, dynalite CPU':>44}" for name in steps)
+    )
+    for clients in CLIENTS:
+        cells = (steps[name][clients] for name in steps)
+        row = (
+            f"{s.per_second:.1f}/s {s.p99_ms:.1f} ms {s.cpu_ms['worker']:.2f} ms "
+            f"{s.cpu_ms['dynalite']:.2f} ms"
+            for s in cells
+        )
+        print(f"{clients:<10}" + "".join(f"{cell:>44}" for cell in row))
     print("\nThe 100-user dashboard (every User field), in alternating turns")
     print(f"{'figure':<44}{'gateway':>12}{'peer':>12}{'ratio':>8}")
     dashboard = await dashboard_figures(urls, pids)
@@ -306,7 +329,8 @@ def main() -> None:
                 f"({time.monotonic() - started:.1f}s)",
                 file=sys.stderr,
             )
-            asyncio.run(compare(urls, {"gateway": ours.pid, "peer": theirs.pid}))
+            pids = {"gateway": ours.pid, "peer": theirs.pid}
+            asyncio.run(compare(urls, pids, dynalite.pid))
     finally:
         dynalite.stop()
 
