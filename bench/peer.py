@@ -1,11 +1,13 @@
 """`python -m bench peer`: the gateway beside the Node peer (bench/peers/apollo/: Apollo
-Server 5, graphql 16, DataLoader 2, the AWS SDK v3) over one dynalite.
+Server 5, graphql 16, DataLoader 2, the AWS SDK v3) over one dynalite, and beside it the
+gateway again with read units priced at nothing (its access plan by CPU alone).
 
-First both answer the frontend query for every bench user and the edge users below, and
-the answers must be equal after JSON canonicalisation, or the run stops. Then, in
-alternating turns: the server CPU per request, the best rate with p99 under 50 ms and the
-p99 at 8 clients for the frontend query; server CPU and p50 for the 100-user dashboard
-(`users(ids:)` with every User field, as `make bench` reads it)."""
+First each gateway and the peer answer the frontend query for every bench user and the
+edge users below, and the answers must be equal after JSON canonicalisation, or the run
+stops. Then, in alternating turns: the server CPU per request (and dynalite's beside it),
+the best rate with p99 under 50 ms and the p99 at 8 clients for the frontend query; server
+CPU and p50 for the 100-user dashboard (`users(ids:)` with every User field, as `make
+bench` reads it)."""
 
 from __future__ import annotations
 
@@ -52,6 +54,10 @@ TURN = 20
 #: Requests before any figure: V8 compiles the peer's hot paths after some hundreds.
 WARMUP = 300
 CLIENTS = (1, 2, 4, 8, 16)
+GATEWAY = "gateway"
+#: The gateway again with read units priced at nothing: the access plan by CPU alone (each
+#: entity's prefix read), its tail and rate beside the default prices' plan.
+CPU_PLAN = "gateway, reads free"
 P99_LIMIT_MS = 50.0
 
 
@@ -234,29 +240,20 @@ async def compare(urls: dict[str, str], pids: dict[str, int], dynalite_pid: int)
                 }
                 steps[name][clients] = await step(Endpoint(send, "dynalite", clocks), clients)
     print("\nThe frontend query, the gateway beside the Node peer (alternating turns)")
-    print(f"{'figure':<44}{'gateway':>12}{'peer':>12}{'ratio':>8}")
-
-    def line(figure: str, ours: float, theirs: float, unit: str) -> None:
-        ratio = ours / theirs if theirs else float("nan")
-        print(f"{figure:<44}{ours:>9.2f}{unit:>3}{theirs:>9.2f}{unit:>3}{ratio:>7.2f}x")
-
+    header(list(urls))
     medians = {name: statistics.median(values) for name, values in cpu.items()}
-    line(f"server CPU per request (median of {ROUNDS})", medians["gateway"], medians["peer"], "ms")
+    line(f"server CPU per request (median of {ROUNDS})", medians, "ms")
     # The box's other load: dynalite answers both, and its CPU grows with the items read.
-    stored = {name: statistics.median(values) for name, values in store.items()}
-    line("dynalite's CPU per request (beside)", stored["gateway"], stored["peer"], "ms")
+    line("dynalite's CPU per request (beside)", medians_of(store), "ms")
     best = {
         name: max(
             (s.per_second for s in by_clients.values() if s.p99_ms < P99_LIMIT_MS), default=0.0
         )
         for name, by_clients in steps.items()
     }
-    line("best rate with p99 < 50 ms", best["gateway"], best["peer"], "/s")
-    line("p99 at 8 clients", steps["gateway"][8].p99_ms, steps["peer"][8].p99_ms, "ms")
-    print(
-        f"\n{'clients':<10}"
-        + "".join(f"{name + ': rate, p99, CPU, dynalite CPU':>44}" for name in steps)
-    )
+    line("best rate with p99 < 50 ms", best, "/s")
+    line("p99 at 8 clients", {name: steps[name][8].p99_ms for name in steps}, "ms")
+    print(f"\n{'clients':<10}rate, p99, server CPU, dynalite CPU, by server")
     for clients in CLIENTS:
         cells = (steps[name][clients] for name in steps)
         row = (
@@ -264,17 +261,34 @@ async def compare(urls: dict[str, str], pids: dict[str, int], dynalite_pid: int)
             f"{s.cpu_ms['dynalite']:.2f} ms"
             for s in cells
         )
-        print(f"{clients:<10}" + "".join(f"{cell:>44}" for cell in row))
+        print(f"{clients:<10}" + "".join(f"{cell:>40}" for cell in row))
     print("\nThe 100-user dashboard (every User field), in alternating turns")
-    print(f"{'figure':<44}{'gateway':>12}{'peer':>12}{'ratio':>8}")
+    header(list(urls))
     dashboard = await dashboard_figures(urls, pids)
-    line(
-        f"server CPU per request (median of {DASHBOARD_ROUNDS})",
-        dashboard["gateway"][0],
-        dashboard["peer"][0],
-        "ms",
-    )
-    line("p50", dashboard["gateway"][1], dashboard["peer"][1], "ms")
+    cpu_ms = {name: figures[0] for name, figures in dashboard.items()}
+    line(f"server CPU per request (median of {DASHBOARD_ROUNDS})", cpu_ms, "ms")
+    line("p50", {name: figures[1] for name, figures in dashboard.items()}, "ms")
+
+
+def medians_of(values: dict[str, list[float]]) -> dict[str, float]:
+    return {name: statistics.median(taken) for name, taken in values.items()}
+
+
+def header(names: list[str]) -> None:
+    ratios = [f"{name} ÷ peer" for name in names if name != "peer"]
+    print(f"{'figure':<40}" + "".join(f"{name:>28}" for name in [*names, *ratios]))
+
+
+def line(figure: str, values: dict[str, float], unit: str) -> None:
+    """One figure of every server, then each gateway's ratio to the peer's."""
+    theirs = values["peer"]
+    cells = [f"{value:.2f} {unit}" for value in values.values()]
+    cells += [
+        f"{value / theirs:.2f}x" if theirs else "n/a"
+        for name, value in values.items()
+        if name != "peer"
+    ]
+    print(f"{figure:<40}" + "".join(f"{cell:>28}" for cell in cells))
 
 
 async def dashboard_figures(
@@ -312,24 +326,29 @@ def main() -> None:
         url = dynalite.endpoint_url
         asyncio.run(prepare(url))
         asyncio.run(seed_edges(url, datetime.now(UTC)))
-        ports = {"gateway": processes.free_port(), "peer": processes.free_port()}
+        ports = {name: processes.free_port() for name in (GATEWAY, CPU_PLAN, "peer")}
+        cpu_plan_env = {**common_env(url), "INSIGHT_PRICE_READ_UNIT": "0"}
         with (
             processes.running(
-                processes.gateway(ports["gateway"]), ports["gateway"], common_env(url)
+                processes.gateway(ports[GATEWAY]), ports[GATEWAY], common_env(url)
             ) as ours,
+            processes.running(
+                processes.gateway(ports[CPU_PLAN]), ports[CPU_PLAN], cpu_plan_env
+            ) as ours_by_cpu,
             peer(ports["peer"], url) as theirs,
         ):
             urls = {name: f"http://127.0.0.1:{port}/graphql" for name, port in ports.items()}
             started = time.monotonic()
-            found = asyncio.run(differences(urls["gateway"], urls["peer"], [*USERS, *EDGE_USERS]))
-            if found:
-                sys.exit("the peer's answers differ from the gateway's:\n" + "\n".join(found))
+            for gateway in (GATEWAY, CPU_PLAN):
+                found = asyncio.run(differences(urls[gateway], urls["peer"], [*USERS, *EDGE_USERS]))
+                if found:
+                    sys.exit(f"the peer's answers differ from {gateway}'s:\n" + "\n".join(found))
             print(
                 f"answers equal for {len(USERS) + len(EDGE_USERS)} users "
                 f"({time.monotonic() - started:.1f}s)",
                 file=sys.stderr,
             )
-            pids = {"gateway": ours.pid, "peer": theirs.pid}
+            pids = {GATEWAY: ours.pid, CPU_PLAN: ours_by_cpu.pid, "peer": theirs.pid}
             asyncio.run(compare(urls, pids, dynalite.pid))
     finally:
         dynalite.stop()
