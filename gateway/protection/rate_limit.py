@@ -26,6 +26,7 @@ import limits
 from limits.aio.strategies import MovingWindowRateLimiter
 from limits.storage import storage_from_string
 
+from gateway.protection.memory_windows import LoopMemoryStorage
 from gateway.settings.requests import RequestSettings
 from loaders.errors import GatewayError
 from schema.principal import DASHBOARD, WRITER, Principal
@@ -238,7 +239,8 @@ class Budgets:
 
 def _storage(uri: str) -> limits.storage.StorageTypes:
     if uri == "memory://":
-        return storage_from_string("async+memory://")
+        # limits' own, swept on the loop instead of a thread a key (memory_windows.py).
+        return LoopMemoryStorage()
     # coredis, through `limits[async-redis]`; exceptions wrapped as limits' StorageError.
     return storage_from_string(
         f"async+{uri}",
