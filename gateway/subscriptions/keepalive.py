@@ -66,22 +66,25 @@ class Keepalive:
         self._timer = asyncio.get_running_loop().call_later(self.interval / SLOTS, self._fire)
 
     def _fire(self) -> None:
-        due = list(self._slots[self._tick])
+        slot = self._slots[self._tick]
+        due = list(slot)
         self._tick = (self._tick + 1) % SLOTS
         self._arm()
         if due:
-            task = asyncio.get_running_loop().create_task(_ping_each(due))
+            task = asyncio.get_running_loop().create_task(_ping_each(due, slot))
             self._pinging.add(task)
             task.add_done_callback(self._pinging.discard)
 
 
-async def _ping_each(sockets: list[Pinged]) -> None:
+async def _ping_each(sockets: list[Pinged], slot: set[Pinged]) -> None:
     # Side by side: a slow client (its send waiting for the transport to drain) holds up
     # only its own ping.
-    await asyncio.gather(*map(_ping, sockets))
+    await asyncio.gather(*(_ping(socket, slot) for socket in sockets))
 
 
-async def _ping(socket: Pinged) -> None:
+async def _ping(socket: Pinged, slot: set[Pinged]) -> None:
+    if socket not in slot:
+        return  # it left between the tick and its ping (the task starts a turn later)
     try:
         with contextlib.suppress(*CLOSED_ON_SEND):
             await socket.ping()

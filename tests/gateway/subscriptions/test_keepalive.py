@@ -47,3 +47,20 @@ async def test_each_socket_is_pinged_once_an_interval_a_slot_at_a_time() -> None
     await asyncio.sleep(interval)
     assert pings == []
     assert not keepalive.armed
+
+
+async def test_a_socket_that_leaves_after_its_tick_is_not_pinged() -> None:
+    interval = 0.15
+    keepalive = Keepalive(interval)
+    pings: list[tuple[float, int]] = []
+    socket = Socket(pings, 0)
+    slot = keepalive.join(socket)
+    # Its tick comes; the pings' task starts a turn of the loop later. It leaves between.
+    due = asyncio.get_running_loop().time() + interval / SLOTS
+    while asyncio.get_running_loop().time() < due or not keepalive._pinging:
+        await asyncio.sleep(0)
+        if keepalive._pinging:
+            keepalive.leave(socket, slot)
+            break
+    await asyncio.sleep(interval)
+    assert pings == []
