@@ -30,7 +30,7 @@ from strawberry.extensions.context import (
 )
 from strawberry.extensions.runner import SchemaExtensionsRunner
 
-__all__ = ["KeptHooksRunner", "hook_factory"]
+__all__ = ["KeptHooksRunner", "hook_factory", "stage_hooks"]
 
 #: Given an extension, its hook as a (sync or async) context manager.
 HookFactory = Callable[[SchemaExtension], Any]
@@ -83,7 +83,34 @@ def _find(extension_type: type[SchemaExtension], name: str) -> tuple[HookFactory
     raise ValueError(f"Hook {name} on {extension_type} must be callable, received {hook!r}")
 
 
+#: Each list of extension classes' hooks of one stage: (index, factory, is_async) each.
+StageHooks = tuple[tuple[int, HookFactory, bool], ...]
+_stages: dict[tuple[tuple[type[SchemaExtension], ...], str], StageHooks] = {}
+
+
+def stage_hooks(extension_types: tuple[type[SchemaExtension], ...], name: str) -> StageHooks:
+    """The hooks `name` of extensions of these classes, in their order: the index of each
+    extension that has one, its factory and whether it is async."""
+    key = (extension_types, name)
+    if key not in _stages:
+        _stages[key] = tuple(
+            (index, *found)
+            for index, extension_type in enumerate(extension_types)
+            if (found := hook_factory(extension_type, name)) is not None
+        )
+    return _stages[key]
+
+
 class _KeptHooks(ExtensionContextManagerBase):
+    def __init__(self, extensions: list[SchemaExtension]) -> None:
+        # strawberry's loop over every extension's `get_hook`, answered for the list at once.
+        self.hooks = [
+            WrappedHook(extensions[index], partial(factory, extensions[index]), is_async)
+            for index, factory, is_async in stage_hooks(
+                tuple(map(type, extensions)), self.HOOK_NAME
+            )
+        ]
+
     def get_hook(self, extension: SchemaExtension) -> WrappedHook | None:
         found = hook_factory(type(extension), self.HOOK_NAME)
         if found is None:

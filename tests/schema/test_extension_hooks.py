@@ -9,7 +9,7 @@ import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import SchemaExtension
 
-from schema.extension_hooks import KeptHooksRunner, hook_factory
+from schema.extension_hooks import KeptHooksRunner, hook_factory, stage_hooks
 from schema.root import GatewaySchema
 
 
@@ -111,3 +111,13 @@ def test_the_gateway_schema_runs_its_extensions_through_the_kept_hooks() -> None
     schema = GatewaySchema(query=Query)
     runner = schema.create_extensions_runner(None, [])  # type: ignore[arg-type]
     assert isinstance(runner, KeptHooksRunner)
+
+
+def test_a_stage_has_the_hooks_of_the_extensions_that_have_one_in_their_order() -> None:
+    generating, async_generating, awaiting, calling, hookless = extensions(Recorder())
+    classes = (hookless, calling, generating, async_generating, awaiting)
+    operation = stage_hooks(classes, "on_operation")
+    assert [(index, is_async) for index, _, is_async in operation] == [(1, False), (2, False)]
+    assert [index for index, _, _ in stage_hooks(classes, "on_validate")] == [3]
+    assert stage_hooks(classes, "on_operation") is operation
+    assert stage_hooks((hookless,), "on_execute") == ()
