@@ -29,6 +29,8 @@ from strawberry.extensions.context import (
     WrappedHook,
 )
 from strawberry.extensions.runner import SchemaExtensionsRunner
+from strawberry.types import ExecutionContext
+from strawberry.utils.await_maybe import await_maybe
 
 __all__ = ["KeptHooksRunner", "hook_factory", "stage_hooks"]
 
@@ -136,7 +138,17 @@ class _Executing(_KeptHooks, ExecutingContextManager):
 
 
 class KeptHooksRunner(SchemaExtensionsRunner):
-    """strawberry's runner, its four stages' hooks found by `hook_factory`."""
+    """strawberry's runner, its four stages' hooks found by `hook_factory`, and the
+    results (`extensions` of the answer) asked only of the extensions that give any."""
+
+    async def get_extensions_results(self, ctx: ExecutionContext) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for extension in self.extensions:
+            # The default `get_results` answers {}: nothing to add, nothing to await.
+            if type(extension).get_results is not SchemaExtension.get_results:
+                data.update(await await_maybe(extension.get_results()))
+        data.update(ctx.extensions_results)
+        return data
 
     def operation(self) -> OperationContextManager:
         return _Operation(self.extensions)

@@ -4,6 +4,7 @@ hook, in the extensions' order, around each stage, with the errors they add."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import strawberry
 from graphql import GraphQLError
@@ -121,3 +122,20 @@ def test_a_stage_has_the_hooks_of_the_extensions_that_have_one_in_their_order() 
     assert [index for index, _, _ in stage_hooks(classes, "on_validate")] == [3]
     assert stage_hooks(classes, "on_operation") is operation
     assert stage_hooks((hookless,), "on_execute") == ()
+
+
+async def test_the_answer_carries_the_results_of_the_extensions_that_give_any() -> None:
+    class Giving(SchemaExtension):
+        def get_results(self) -> dict[str, Any]:
+            return {"given": 1}
+
+    class AwaitedGiving(SchemaExtension):
+        async def get_results(self) -> dict[str, Any]:
+            return {"awaited": 2}
+
+    class Silent(SchemaExtension):
+        pass
+
+    schema = GatewaySchema(query=Query, extensions=[Silent, Giving, AwaitedGiving])
+    result = await schema.execute("{ hello }")
+    assert result.extensions == {"given": 1, "awaited": 2}
