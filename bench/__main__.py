@@ -14,6 +14,8 @@ elif sys.argv[1:] == ["peer"]:
     from bench.peer import main
 elif sys.argv[1:] == ["hostile"]:
     from bench.hostile import main
+elif sys.argv[1:] == ["requests"]:
+    from bench.request_cpu import main
 elif sys.argv[1:2] == ["completion"]:  # with its own options
     from bench.completion import main
 else:

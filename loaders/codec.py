@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import UTC, date, datetime
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 from boto3.dynamodb.types import DYNAMODB_CONTEXT, Binary, TypeDeserializer, TypeSerializer
@@ -114,6 +115,12 @@ def parse_date(value: str) -> date:
     return date.fromisoformat(value)
 
 
+#: Instants `parse_instant` remembers: a user's items repeat theirs (every expense of one
+#: mining run has its `last_mine`), and a datetime is immutable.
+KEPT_INSTANTS = 4096
+
+
+@lru_cache(maxsize=KEPT_INSTANTS)
 def parse_instant(value: str) -> datetime:
     """RFC 3339: `Z` or an offset, with or without fractional seconds; returned in UTC."""
     text = value.strip()

@@ -56,6 +56,13 @@ class GatewayErrors(MaskErrors):
     def __init__(self) -> None:
         super().__init__(should_mask_error=_is_internal, error_message=INTERNAL_MESSAGE)
 
+    def _process_result(self, result: object) -> None:
+        # strawberry's, without its `isinstance` against a runtime-checkable Protocol (which
+        # walks the Protocol's members on every call): a result whose `errors` is non-empty.
+        errors = getattr(result, "errors", None)
+        if errors:
+            result.errors = self._process_errors(errors)  # type: ignore[attr-defined]
+
     def _process_errors(self, errors: list[GraphQLError]) -> list[GraphQLError]:
         request_id = getattr(self.execution_context.context, "request_id", "")
         processed = []

@@ -8,6 +8,7 @@ from typing import Any
 import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import SchemaExtension
+from strawberry.extensions.runner import SchemaExtensionsRunner
 from strawberry.schema.config import StrawberryConfig
 from strawberry.types import ExecutionContext
 
@@ -16,6 +17,7 @@ from schema.cost_policy import GATEWAY_COST_POLICY
 from schema.errors import GatewayErrors
 from schema.execution.executor import CompiledExecutionContext
 from schema.execution.reread_root import RereadExecutionContext
+from schema.extension_hooks import KeptHooksRunner
 from schema.extensions.cost_report import CostReport
 from schema.extensions.document_cache import CachedParsing, CachedValidation
 from schema.federation import FEDERATION_VERSION, subgraph_query, subgraph_subscription
@@ -29,6 +31,12 @@ __all__ = ["GatewaySchema", "SubgraphSchema", "build_schema"]
 
 
 class GatewaySchema(strawberry.Schema):
+    def create_extensions_runner(
+        self, execution_context: ExecutionContext, extensions: list[SchemaExtension]
+    ) -> SchemaExtensionsRunner:
+        # Each extension's hooks found once per class (schema/extension_hooks.py).
+        return KeptHooksRunner(execution_context=execution_context, extensions=extensions)
+
     def process_errors(
         self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
     ) -> None:
@@ -43,6 +51,11 @@ class SubgraphSchema(strawberry.federation.Schema):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(federation_version=FEDERATION_VERSION, **options)
+
+    def create_extensions_runner(
+        self, execution_context: ExecutionContext, extensions: list[SchemaExtension]
+    ) -> SchemaExtensionsRunner:
+        return KeptHooksRunner(execution_context=execution_context, extensions=extensions)
 
     def process_errors(
         self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None

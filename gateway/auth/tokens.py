@@ -6,7 +6,7 @@ import binascii
 import json
 from base64 import urlsafe_b64decode
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -44,6 +44,10 @@ TIME_CLAIMS = ("exp", "nbf", "iat")
 #: 9999-12-31T23:59:59Z: a time claim past it is no date, only a way to overflow a float
 #: (`exp` = 10**400 made `float()` raise, a 500) or to never expire.
 MAX_NUMERIC_DATE = 253_402_300_799
+#: Tokens a verifier remembers as signed (their claims read, their shapes checked), so that
+#: a client's next requests skip the parse and the signature; the time, issuer and audience
+#: claims are still checked on every request. The oldest is forgotten first.
+KEPT_TOKENS = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +65,27 @@ class TokenVerifier:
     issuer: str | None = None
     audience: str | None = None
     leeway_seconds: int = 30
+    #: Verified tokens (see KEPT_TOKENS): the token, then its claims and principal.
+    _signed: dict[str, tuple[dict[str, Any], Principal]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    #: The claims' checks, as configured, at the clock's now whenever they run.
+    _registry: JWTClaimsRegistry = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        options: dict[str, ClaimsOption] = {
+            "exp": {"essential": True},
+            "sub": {"essential": True},
+        }
+        if self.issuer is not None:
+            options["iss"] = {"essential": True, "value": self.issuer}
+        if self.audience is not None:
+            options["aud"] = {"essential": True, "value": self.audience}
+        registry = JWTClaimsRegistry(now=self._now, leeway=self.leeway_seconds, **options)
+        object.__setattr__(self, "_registry", registry)
+
+    def _now(self) -> int:
+        return int(self.clock.now().timestamp())
 
     @classmethod
     def from_settings(cls, settings: ServiceSettings, clock: Clock) -> TokenVerifier:
@@ -98,17 +123,32 @@ class TokenVerifier:
         scheme, _, token = authorization.strip().partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise Unauthenticated("The Authorization header must be 'Bearer <JWT>'")
-        claims = self._verified_claims(token.strip())
-        principal = Principal(sub=claims["sub"], roles=_roles(claims))
+        claims, principal = self._verified(token.strip())
         return principal, float(claims["exp"]) + self.leeway_seconds
 
     def verify(self, token: str) -> Principal:
-        claims = self._verified_claims(token)
-        return Principal(sub=claims["sub"], roles=_roles(claims))
+        return self._verified(token)[1]
 
-    def _verified_claims(self, token: str) -> dict[str, Any]:
+    def _verified(self, token: str) -> tuple[dict[str, Any], Principal]:
+        """The token's claims and principal, its signature verified (once: KEPT_TOKENS) and
+        its claims checked at the clock's now."""
         if len(token) > MAX_TOKEN_CHARS:
             raise Unauthenticated(f"The bearer token is longer than {MAX_TOKEN_CHARS} characters")
+        signed = self._signed.get(token)
+        if signed is None:
+            claims = self._signed_claims(token)
+            self._check_claims(claims)
+            signed = claims, Principal(sub=claims["sub"], roles=_roles(claims))
+            if len(self._signed) >= KEPT_TOKENS:
+                del self._signed[next(iter(self._signed))]
+            self._signed[token] = signed
+        else:
+            self._check_claims(signed[0])
+        return signed
+
+    def _signed_claims(self, token: str) -> dict[str, Any]:
+        """The claims of a token whose signature verifies and whose claims are of the
+        right shapes; their values are not checked here."""
         header = _read_header(token)
         alg = header.get("alg")
         if not isinstance(alg, str):
@@ -132,7 +172,6 @@ class TokenVerifier:
                 "The bearer token is not a well-formed JWT", cause=error
             ) from error
         _check_shapes(decoded.claims)
-        self._check_claims(decoded.claims)
         return decoded.claims
 
     def _key_for(self, alg: str, kid: Any) -> Key:
@@ -153,18 +192,8 @@ class TokenVerifier:
         raise Unauthenticated(f"No {alg} key has the bearer token's kid")
 
     def _check_claims(self, claims: dict[str, Any]) -> None:
-        options: dict[str, ClaimsOption] = {
-            "exp": {"essential": True},
-            "sub": {"essential": True},
-        }
-        if self.issuer is not None:
-            options["iss"] = {"essential": True, "value": self.issuer}
-        if self.audience is not None:
-            options["aud"] = {"essential": True, "value": self.audience}
-        now = int(self.clock.now().timestamp())
-        registry = JWTClaimsRegistry(now=now, leeway=self.leeway_seconds, **options)
         try:
-            registry.validate(claims)
+            self._registry.validate(claims)
         except ExpiredTokenError as error:
             raise Unauthenticated("The bearer token has expired", cause=error) from error
         except MissingClaimError as error:

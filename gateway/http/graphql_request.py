@@ -56,21 +56,24 @@ def require_json_body(request: Request) -> None:
 
 async def read_body(request: Request, max_bytes: int) -> bytes:
     """The body, refused with 413 as soon as it is over `max_bytes` (declared or streamed)."""
-    too_large = HttpProblem(413, BadRequest(f"The request body is over {max_bytes} bytes"))
     declared = request.headers.get("content-length")
     if declared is not None:
         if not declared.strip().isdigit():
             raise bad_request("Content-Length is not a number")
         if int(declared) > max_bytes:
-            raise too_large
+            raise _too_large(max_bytes)
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > max_bytes:
-            raise too_large
+            raise _too_large(max_bytes)
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def _too_large(max_bytes: int) -> HttpProblem:
+    return HttpProblem(413, BadRequest(f"The request body is over {max_bytes} bytes"))
 
 
 def _refuse_constant(name: str) -> Any:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 GRAPHQL_RESPONSE_JSON = "application/graphql-response+json"
 JSON = "application/json"
 HTML = "text/html"
@@ -36,6 +38,11 @@ def _quality(ranges: list[tuple[str, float]], media_type: str) -> float:
     return max((q for media, q in ranges if media == "*/*"), default=0.0)
 
 
+#: Accept headers whose answer `negotiate` keeps (a client sends the same one each time).
+KEPT_ACCEPTS = 64
+
+
+@lru_cache(maxsize=KEPT_ACCEPTS)
 def negotiate(accept: str | None) -> str | None:
     """The media type to answer in, or None when the client accepts neither JSON type.
 

@@ -170,7 +170,8 @@ class AccessLog:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or not access_logger.isEnabledFor(logging.INFO):
+            # Off (a level above INFO): no line would be written, so nothing is gathered.
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()

@@ -24,6 +24,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from strawberry.extensions import SchemaExtension
 
+from gateway.observability.labelled import Children
 from gateway.protection.trusted_documents import UNLISTED
 from loaders.call_log import CallLog
 from loaders.dynamodb import ConditionFailed, FinishedCall
@@ -160,12 +161,22 @@ class Metrics:
             buckets=CAPACITY_BUCKETS,
             registry=r,
         )
+        # The children every request labels, each found once (gateway/observability/labelled.py).
+        self.operations_of = Children(self.operations)
+        self.operation_seconds_of = Children(self.operation_seconds)
+        self.operation_dynamodb_calls_of = Children(self.operation_dynamodb_calls)
+        self.operation_round_trips_of = Children(self.operation_round_trips)
+        self.operation_read_units_of = Children(self.operation_read_units)
+        self.http_requests_of = Children(self.http_requests)
+        self.http_seconds_of = Children(self.http_seconds)
+        self.dynamodb_calls_of = Children(self.dynamodb_calls)
+        self.dynamodb_seconds_of = Children(self.dynamodb_seconds)
 
     # --- DynamoDB (a Dynamo observer) -------------------------------------------------
 
     def observe_call(self, call: FinishedCall) -> None:
-        self.dynamodb_calls.labels(call.operation, _call_outcome(call)).inc()
-        self.dynamodb_seconds.labels(call.operation).observe(call.seconds)
+        self.dynamodb_calls_of(call.operation, _call_outcome(call)).inc()
+        self.dynamodb_seconds_of(call.operation).observe(call.seconds)
         if call.retries:
             self.dynamodb_retries.labels(call.operation).inc(call.retries)
         if call.operation == "batch_get_item":
@@ -260,13 +271,14 @@ class OperationMetrics(SchemaExtension):
             (result.errors if result is not None else None) or [],
         )
         name = self.metrics.operation_label(context.query)
-        self.metrics.operations.labels(operation, outcome, name).inc()
-        self.metrics.operation_seconds.labels(operation, name).observe(seconds)
+        metrics = self.metrics
+        metrics.operations_of(operation, outcome, name).inc()
+        metrics.operation_seconds_of(operation, name).observe(seconds)
         calls = getattr(context.context, "calls", None)
         if isinstance(calls, CallLog):
-            self.metrics.operation_dynamodb_calls.labels(operation).observe(calls.calls)
-            self.metrics.operation_round_trips.labels(operation).observe(calls.round_trips)
-            self.metrics.operation_read_units.labels(operation).observe(calls.read_capacity_units)
+            metrics.operation_dynamodb_calls_of(operation).observe(calls.calls)
+            metrics.operation_round_trips_of(operation).observe(calls.round_trips)
+            metrics.operation_read_units_of(operation).observe(calls.read_capacity_units)
 
 
 class HttpMetrics:
@@ -293,5 +305,5 @@ class HttpMetrics:
         try:
             await self.app(scope, receive, sending)
         finally:
-            self.metrics.http_requests.labels(path, str(status)).inc()
-            self.metrics.http_seconds.labels(path).observe(time.perf_counter() - started)
+            self.metrics.http_requests_of(path, str(status)).inc()
+            self.metrics.http_seconds_of(path).observe(time.perf_counter() - started)

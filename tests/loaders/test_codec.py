@@ -29,6 +29,15 @@ def test_parse_instant_refuses_a_naive_time() -> None:
         parse_instant("2026-12-02T11:31:28")
 
 
+def test_a_remembered_instant_is_the_same_and_a_refusal_is_refused_again() -> None:
+    text = "".join(["2026-12-02T12:31:28", "+01:00"])  # another string of the same text
+    assert parse_instant("2026-12-02T12:31:28+01:00") == parse_instant(text) == NOW
+    assert parse_instant(text).tzinfo is UTC
+    for _ in range(2):
+        with pytest.raises(ValueError, match="timezone"):
+            parse_instant("2026-12-02T11:31:28")
+
+
 def test_format_instant_is_utc_with_z() -> None:
     assert format_instant(NOW) == "2026-12-02T11:31:28Z"
     assert format_instant(NOW.replace(microsecond=250000)) == "2026-12-02T11:31:28.25Z"

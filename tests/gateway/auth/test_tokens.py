@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from joserfc.jwk import ECKey, KeySet, RSAKey
 
+from gateway.auth import tokens
 from gateway.auth.jwks import parse_jwks
 from gateway.auth.tokens import (
     TokenVerifier,
@@ -356,3 +357,42 @@ def test_bad_jwks_files_fail_fast(tmp_path: Path, content: str | None, message: 
     settings = Settings(auth_jwks_file=str(path))
     with pytest.raises(SettingsError, match=message):
         TokenVerifier.from_settings(settings, FixedClock(NOW))
+
+
+def test_a_kept_token_is_checked_again_at_each_verification() -> None:
+    """A token verified once is not parsed again, but its time claims are: one not valid
+    yet is refused until its `nbf`, then accepted, then refused once expired."""
+    clock = FixedClock(NOW)
+    verifier = TokenVerifier(clock=clock, hs256_key=hs256_key_from_secret(SECRET), leeway_seconds=0)
+    token = hs(nbf=T + 60, exp=T + 120)
+    with pytest.raises(Unauthenticated, match="not valid yet"):
+        verifier.verify(token)
+    clock.advance(timedelta(seconds=60))
+    assert verifier.verify(token) == Principal("u-1")
+    assert verifier.verify_session(f"Bearer {token}") == (Principal("u-1"), float(T + 120))
+    clock.advance(timedelta(seconds=60))
+    with pytest.raises(Unauthenticated, match="expired"):
+        verifier.verify(token)
+
+
+def test_a_kept_token_is_kept_by_its_verifier_alone(verifier: TokenVerifier) -> None:
+    token = hs(roles=["dashboard"])
+    assert verifier.verify(token).roles == {"dashboard"}
+    rotated = replace(verifier, hs256_key=hs256_key_from_secret(OTHER_SECRET))
+    with pytest.raises(Unauthenticated, match="signature does not verify"):
+        rotated.verify(token)
+    strict = replace(verifier, audience="insight")
+    with pytest.raises(Unauthenticated, match="'aud' claim"):
+        strict.verify(token)
+
+
+def test_the_kept_tokens_are_bounded(
+    verifier: TokenVerifier, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tokens, "KEPT_TOKENS", 2)
+    first, second, third = (hs(sub=f"u-{n}") for n in range(3))
+    for token in (first, second, third):
+        verifier.verify(token)
+    assert list(verifier._signed) == [second, third]
+    assert verifier.verify(first).sub == "u-0"
+    assert list(verifier._signed) == [third, first]
