@@ -58,7 +58,8 @@ class ServiceSettings:
     max_pool_connections: int = setting(
         "INSIGHT_DYNAMODB_MAX_POOL_CONNECTIONS",
         64,
-        "the client's connection pool, and the cap on calls in flight",
+        "the client's connection pool (and the lean path's, as large), and the cap on calls "
+        "in flight",
         minimum=1,
         maximum=1024,
     )
@@ -92,13 +93,14 @@ class ServiceSettings:
         maximum=60,
     )
     # loaders/wire/: GetItem, BatchGetItem and Query without botocore's pipeline, on the
-    # same client's credentials, endpoint, pool, timeouts and attempts (docs/performance.md).
+    # same client's credentials, endpoint, pool size, timeouts, TLS and attempts
+    # (docs/performance.md).
     dynamodb_call_path: str = setting(
         "INSIGHT_DYNAMODB_CALL_PATH",
         "lean",
         "how the read calls (GetItem, BatchGetItem, Query) are sent: `lean` (signed and "
-        "sent over the client's own connection pool, a fraction of botocore's CPU) or "
-        "`botocore` (through aioboto3, as every other call is)",
+        "sent on connections of their own, sized, timed and verified as the client's, a "
+        "fraction of botocore's CPU) or `botocore` (through aioboto3, as every other call is)",
         parse=call_path_choice,
     )
     # The access plan reads a user's partition whole or field by field, whichever costs less
