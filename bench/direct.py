@@ -1,7 +1,8 @@
 """The floor: the same reads as the gateway's plans, issued straight through one aioboto3
-client (botocore's parsing, no GraphQL, no rows), all at once under the same in-flight cap.
-The items come back as the calls returned them, undecoded (bench/answered.py answers
-with them)."""
+client (no GraphQL, no rows), all at once under the same in-flight cap: sent as the
+gateway sends them, by the lean client (loaders/wire/) when one is given, else through
+botocore (its parsing). The items come back as the calls returned them, undecoded
+(bench/answered.py answers with them)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from loaders.call_log import consumed_capacity_units
 from loaders.codec import WireItem, months_back
 from loaders.keys import ItemKey, QueryKey
 from loaders.tables import TableNames
+from loaders.wire.client import OPERATIONS, LeanClient
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -72,6 +74,8 @@ async def read_users(
     today: date,
     plan: str,
     slots: asyncio.Semaphore,
+    *,
+    lean: LeanClient | None = None,
 ) -> Reads:
     reads = Reads()
     queries: list[QueryKey] = []
@@ -83,7 +87,11 @@ async def read_users(
 
     async def call(operation: str, **params: Any) -> dict[str, Any]:
         async with slots:
-            response: dict[str, Any] = await getattr(client, operation)(**params)
+            response: dict[str, Any]
+            if lean is not None and operation in OPERATIONS:
+                response = await lean.send(operation, params, [0])
+            else:
+                response = await getattr(client, operation)(**params)
         reads.calls += 1
         reads.read_capacity_units += consumed_capacity_units(response)
         return response

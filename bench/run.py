@@ -44,8 +44,10 @@ from gateway.auth.tokens import mint_token
 from gateway.cli.examples import FRONTEND_QUERY
 from gateway.resources import client_config, dynamodb_session, settled_collector
 from gateway.settings import Settings
+from loaders.backoff import Backoff
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
+from loaders.wire.client import LeanClient
 from schema.clock import SystemClock
 from schema.every_field import every_field
 from schema.principal import DASHBOARD
@@ -128,14 +130,25 @@ async def measure_together(measured: list[tuple[Row, Send, CpuClock]]) -> list[R
 
 
 def direct_sender(
-    client: Any, users: int, plan: str, slots: asyncio.Semaphore, *, answered: bool = False
+    client: Any,
+    users: int,
+    plan: str,
+    slots: asyncio.Semaphore,
+    *,
+    answered: bool = False,
+    botocore: bool = False,
 ) -> Send:
-    """The direct floor's reads; `answered`: then answered as an endpoint must
-    (bench/answered.py: every item decoded, the read rules, the JSON written)."""
+    """The direct floor's reads, sent as the gateway sends them (by the lean client;
+    `botocore`: through the client, as the stock parser's row reads); `answered`: then
+    answered as an endpoint must (bench/answered.py: every item decoded, the read rules,
+    the JSON written)."""
     today = datetime.now(UTC).date()
+    lean = None if botocore else LeanClient(client, Backoff(0.025, 1.0))
 
     async def send() -> dict[str, Any]:
-        reads = await read_users(client, table_names(), USERS[:users], today, plan, slots)
+        reads = await read_users(
+            client, table_names(), USERS[:users], today, plan, slots, lean=lean
+        )
         if answered:
             answer_body(reads, table_names(), USERS[:users], datetime.now(UTC))
         return {
@@ -185,7 +198,9 @@ async def run_rows(servers: Servers, direct_endpoints: dict[str, str]) -> list[R
         def direct(
             name: str, client: str, users: int, plan: str, *, answered: bool = False
         ) -> tuple[Row, Send, CpuClock]:
-            send = direct_sender(directs[client], users, plan, slots, answered=answered)
+            send = direct_sender(
+                directs[client], users, plan, slots, answered=answered, botocore=client == "stock"
+            )
             return Row(name, users), send, time.process_time
 
         def direct_answered(users: int) -> tuple[Row, Send, CpuClock]:
