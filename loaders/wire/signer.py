@@ -52,11 +52,10 @@ def _hmac(key: bytes, message: str) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class _DayKey:
-    """The signing key of one secret and day, with its HMAC's padded SHA-256 states."""
+    """The signing key of one secret and day, kept as its HMAC's padded SHA-256 states."""
 
     secret_key: str
     day: str
-    key: bytes
     inner: Any
     outer: Any
 
@@ -68,7 +67,7 @@ class _DayKey:
         block = key.ljust(hashlib.sha256().block_size, b"\0")
         inner = hashlib.sha256(bytes(byte ^ 0x36 for byte in block))
         outer = hashlib.sha256(bytes(byte ^ 0x5C for byte in block))
-        return cls(secret_key, day, key, inner, outer)
+        return cls(secret_key, day, inner, outer)
 
     def signature(self, message: bytes) -> str:
         """HMAC-SHA256(key, message), in hex."""
@@ -94,9 +93,6 @@ class Signer:
         if kept is None or kept.secret_key != secret_key or kept.day != day:
             kept = self._key = _DayKey.derive(secret_key, day, self.region)
         return kept
-
-    def signing_key(self, secret_key: str, day: str) -> bytes:
-        return self._day_key(secret_key, day).key
 
     def headers(
         self, target: str, body: bytes, credentials: SigningCredentials, now: datetime
