@@ -15,10 +15,9 @@ from urllib.parse import urlsplit
 from botocore.exceptions import ConnectTimeoutError, EndpointConnectionError, SSLError
 
 from loaders.wire.connection import Answer, Connection
+from loaders.wire.signer import DEFAULT_PORTS
 
 __all__ = ["ConnectionPool"]
-
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class ConnectionPool:
@@ -35,11 +34,11 @@ class ConnectionPool:
         tls: ssl.SSLContext | None = None,
     ) -> None:
         parts = urlsplit(url)
-        if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
+        if parts.scheme not in DEFAULT_PORTS or not parts.hostname:
             raise ValueError(f"not an http(s) endpoint: {url!r}")
         self.url = url
         self._host = parts.hostname
-        self._port = parts.port or _DEFAULT_PORTS[parts.scheme]
+        self._port = parts.port or DEFAULT_PORTS[parts.scheme]
         self._tls = (tls or ssl.create_default_context()) if parts.scheme == "https" else None
         self._connect_timeout = connect_timeout
         self._read_timeout = read_timeout

@@ -18,12 +18,13 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["Signer", "SigningCredentials", "host_of"]
+__all__ = ["DEFAULT_PORTS", "Signer", "SigningCredentials", "host_of"]
 
 SERVICE = "dynamodb"
 JSON_TYPE = "application/x-amz-json-1.0"
 ALGORITHM = "AWS4-HMAC-SHA256"
-_DEFAULT_PORTS = {"http": 80, "https": 443}
+#: An endpoint URL's port when it names none (and the one the signed Host leaves out).
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +42,7 @@ def host_of(url: str) -> str:
     host = parts.hostname or ""
     if ":" in host:
         host = f"[{host}]"
-    if parts.port is not None and parts.port != _DEFAULT_PORTS.get(parts.scheme):
+    if parts.port is not None and parts.port != DEFAULT_PORTS.get(parts.scheme):
         host = f"{host}:{parts.port}"
     return host
 
