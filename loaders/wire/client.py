@@ -33,6 +33,7 @@ from botocore.exceptions import ClientError, ConnectionError, HTTPClientError
 from loaders.backoff import Backoff
 from loaders.wire.connection import Answer
 from loaders.wire.endpoint import pool_for, reachable_directly
+from loaders.wire.pool import ConnectionPool
 from loaders.wire.retries import RetryQuota, is_retryable
 from loaders.wire.signer import Signer, SigningCredentials, host_of
 from loaders.wire.spans import NO_SPAN, CallSpan, call_span, recording
@@ -122,6 +123,9 @@ class LeanClient:
         self.signer = Signer(client.meta.region_name, host_of(self.endpoint_url))
         self._quota = RetryQuota()
         self._events: Any = client.meta.events
+        # The client's pool, kept (a weak-keyed lookup an attempt otherwise); fetched again
+        # once closed.
+        self._pool: ConnectionPool | None = None
         # Each request's fixed head: the request line and the headers no call changes.
         self._head = f"POST / HTTP/1.1\r\nUser-Agent: {self.user_agent}\r\n" + (
             "Accept-Encoding: identity\r\n"  # as aiobotocore sends it (botocore issue 1255)
@@ -194,7 +198,10 @@ class LeanClient:
         headers = self.signer.headers(target, body, credentials, self._clock())
         fields = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
         head = f"{self._head}{fields}Content-Length: {len(body)}\r\n\r\n"
-        return await pool_for(self._client).exchange(head.encode() + body)
+        pool = self._pool
+        if pool is None or pool.closed:
+            pool = self._pool = pool_for(self._client)
+        return await pool.exchange(head.encode() + body)
 
     @staticmethod
     def _parsed(answer: Answer, attempt: int) -> Any:
