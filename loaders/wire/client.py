@@ -193,15 +193,18 @@ class LeanClient:
                 raise failure
             await asyncio.sleep(self._backoff.pause(attempt - 1))
 
-    async def _attempt(self, target: str, body: bytes) -> Answer:
-        credentials = await self.credentials()
+    def request(self, target: str, body: bytes, credentials: SigningCredentials) -> bytes:
+        """One whole HTTP/1.1 request, signed now: what an attempt writes."""
         headers = self.signer.headers(target, body, credentials, self._clock())
         fields = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
-        head = f"{self._head}{fields}Content-Length: {len(body)}\r\n\r\n"
+        return f"{self._head}{fields}Content-Length: {len(body)}\r\n\r\n".encode() + body
+
+    async def _attempt(self, target: str, body: bytes) -> Answer:
+        request = self.request(target, body, await self.credentials())
         pool = self._pool
         if pool is None or pool.closed:
             pool = self._pool = pool_for(self._client)
-        return await pool.exchange(head.encode() + body)
+        return await pool.exchange(request)
 
     @staticmethod
     def _parsed(answer: Answer, attempt: int) -> Any:
