@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 import aioboto3
-import httptools
 
 if TYPE_CHECKING:
     from aiobotocore.client import AioBaseClient
@@ -34,6 +33,7 @@ from loaders import entities as e
 from loaders.dynamodb import BOTOCORE, LEAN, Dynamo
 from loaders.tables import TableNames
 from loaders.wire.client import OPERATIONS, TARGET_PREFIX, encode
+from loaders.wire.connection import Connection
 from loaders.wire.endpoint import pool_for
 
 #: The user `python -m bench calls` seeds (`make bench` uses its first bench user).
@@ -44,8 +44,8 @@ WIRE = "aiohttp"
 #: The lean path's own connections (loaders/wire/pool.py) with the requests signed once:
 #: what the lean path costs without its own work.
 POOL = "pool"
-#: The floor: the same requests written on one kept-alive connection with asyncio's
-#: Protocol, the answers parsed by httptools, nothing else.
+#: The floor: the same requests written on one of the lean path's kept-alive connections
+#: (an asyncio Protocol, the answers parsed by httptools), without the pool, nothing else.
 HTTPTOOLS = "httptools"
 #: Turns of the three calls each path is given (bounded: ~3 s a path on a quiet box).
 TURNS = 300
@@ -159,46 +159,15 @@ async def _wire_floor(dynamo: Dynamo, user_id: str) -> list[Callable[[], Awaitab
     return [bare(headers, body) for headers, body in requests]
 
 
-class _Connection(asyncio.Protocol):
-    """One kept-alive HTTP/1.1 connection, one request at a time (the `httptools` row)."""
-
-    def __init__(self) -> None:
-        self._parser = httptools.HttpResponseParser(self)
-        self._body: list[bytes] = []
-        self._answer: asyncio.Future[bytes] | None = None
-        self._transport: asyncio.Transport | None = None
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self._transport = transport
-
-    def data_received(self, data: bytes) -> None:
-        self._parser.feed_data(data)
-
-    def on_body(self, body: bytes) -> None:
-        self._body.append(body)
-
-    def on_message_complete(self) -> None:
-        answer, self._answer = self._answer, None
-        if answer is not None:
-            answer.set_result(b"".join(self._body))
-        self._body = []
-
-    async def post(self, request: bytes) -> bytes:
-        assert self._transport is not None
-        self._answer = asyncio.get_running_loop().create_future()
-        self._transport.write(request)
-        return await self._answer
-
-
 async def _requests(dynamo: Dynamo, user_id: str) -> list[bytes]:
-    """The lean path's three requests, signed once, as whole HTTP/1.1 requests."""
-    requests = []
-    for headers, body in await _signed(dynamo, user_id):
-        headers["Content-Length"] = str(len(body))
-        head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
-        requests.append(f"POST / HTTP/1.1\r\n{head}\r\n".encode() + body)
-    return requests
+    """The lean path's three requests, signed once, as whole HTTP/1.1 requests (the bytes
+    its attempts write)."""
+    lean: Any = dynamo._lean
+    credentials = await lean.credentials()
+    return [
+        lean.request(TARGET_PREFIX + OPERATIONS[operation], encode(params), credentials)
+        for operation, params in _params(dynamo, user_id)
+    ]
 
 
 async def _pool_floor(dynamo: Dynamo, user_id: str) -> list[Callable[[], Awaitable[Any]]]:
@@ -216,16 +185,16 @@ async def _httptools_floor(
     dynamo: Dynamo, user_id: str
 ) -> tuple[list[Callable[[], Awaitable[Any]]], asyncio.BaseTransport]:
     """The floor: the lean path's three requests, signed once, then written again and
-    again on one connection, the answers parsed by httptools."""
+    again on one of its connections (loaders/wire/connection.py), without the pool."""
     lean: Any = dynamo._lean
     url = urlsplit(lean.endpoint_url)
     host, port = url.hostname or "127.0.0.1", url.port or 80
     transport, connection = await asyncio.get_running_loop().create_connection(
-        _Connection, host, port
+        lambda: Connection(lean.endpoint_url, read_timeout=None), host, port
     )
 
     def bare(request: bytes) -> Callable[[], Awaitable[Any]]:
-        return lambda: connection.post(request)
+        return lambda: connection.exchange(request)
 
     return [bare(request) for request in await _requests(dynamo, user_id)], transport
 
