@@ -7,7 +7,7 @@ write behind. Field names are the GraphQL input's (`accounts[1].amount`).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import TypeVar
@@ -104,6 +104,11 @@ def one_of(field: str, value: str, allowed: Collection[str]) -> str:
         choices = ", ".join(repr(choice) for choice in sorted(allowed))
         raise BadUserInput(field, f"must be one of {choices}")
     return value
+
+
+def choice(allowed: Collection[str]) -> Callable[[str, str], str]:
+    """`one_of` these, as a declared input's check (`loaders.record.Input`)."""
+    return lambda field, value: one_of(field, value, allowed)
 
 
 def bounded(field: str, items: Sequence[T], *, maximum: int, minimum: int = 0) -> Sequence[T]:

@@ -10,13 +10,14 @@ from decimal import Decimal
 import strawberry
 
 from loaders.balance_alert import BalanceAlertCommand
+from loaders.rows.income_verification import IncomeVerificationRow
 from loaders.writers.common import TransactionCommand
 from loaders.writers.feeder import LastPageCommand
 from loaders.writers.floatme_capture import FloatMeV2CaptureCommand
 from loaders.writers.income_detection import IncomeDetectionRunCommand, MethodResultCommand
-from loaders.writers.income_verification import IncomeVerificationCommand
 from loaders.writers.payday import PaydayPredictionCommand, PredictionCommand
 from loaders.writers.savings import AccountCommand, SavingsSnapshotCommand
+from schema.declared import input_of
 
 
 @strawberry.input(description="One payday algorithm's full prediction.")
@@ -98,42 +99,12 @@ class RecordPaydayPredictionInput:
         )
 
 
-@strawberry.input(
-    description="An income verification's verdict. The gateway sets `lastUpdated` (now)."
+@input_of(
+    IncomeVerificationRow,
+    description="An income verification's verdict. The gateway sets `lastUpdated` (now).",
 )
 class SetIncomeVerificationInput:
-    user_id: strawberry.ID = strawberry.field(description="The user whose income was verified.")
-    txn_name: str = strawberry.field(description="The paycheck transaction's name.")
-    txn_id: str = strawberry.field(description="The paycheck transaction's id.")
-    amount_in_cents: int = strawberry.field(
-        description="The paycheck's amount in cents (an integer)."
-    )
-    pay_frequency: str = strawberry.field(description="The pay cadence (e.g. `biweekly`).")
-    institution_id: str = strawberry.field(
-        description="The financial institution holding the account the paycheck reached."
-    )
-    verification_status: str = strawberry.field(description="`pending`, `approved` or `denied`.")
-    is_valid: bool = strawberry.field(description="Whether the income counts as valid.")
-    notes: list[str] = strawberry.field(
-        default_factory=list, description="Free-text notes; default none."
-    )
-    verification_source: str = strawberry.field(
-        default="", description="Who verified: `ollie`, `mx`, or an empty string (default)."
-    )
-
-    def to_command(self) -> IncomeVerificationCommand:
-        return IncomeVerificationCommand(
-            user_id=str(self.user_id),
-            txn_name=self.txn_name,
-            txn_id=self.txn_id,
-            amount_in_cents=self.amount_in_cents,
-            pay_frequency=self.pay_frequency,
-            institution_id=self.institution_id,
-            verification_status=self.verification_status,
-            is_valid=self.is_valid,
-            notes=tuple(self.notes),
-            verification_source=self.verification_source,
-        )
+    pass
 
 
 @strawberry.input(description="One account's balance for a month's savings snapshot.")

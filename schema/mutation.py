@@ -35,6 +35,7 @@ from loaders.writers import (
     savings,
 )
 from schema.context import Info
+from schema.declared import input_values
 from schema.feeder import LastPage, PaveLabel
 from schema.income_detection import IncomeDetectionRun
 from schema.income_verification import IncomeVerification
@@ -130,20 +131,21 @@ class Mutation:
 
     @strawberry.mutation(
         description="Stores the user's income verification (the `income_verification` row, "
-        "replacing the previous one); `lastUpdated` is now."
+        "replacing the previous one); `lastUpdated` is now.",
+        graphql_type=IncomeVerification | None,
     )
     async def set_income_verification(
         self, info: Info, input: IncomeVerificationArgument
-    ) -> IncomeVerification | None:
+    ) -> IncomeVerificationRow | None:
         require_writer(info)
-        command, now = input.to_command(), info.context.now
+        values, now = input_values(input), info.context.now
 
         async def stage(writes: Writes) -> IncomeVerificationRow:
-            return income_verification.set_income_verification(writes, command, now)
+            return income_verification.set_income_verification(writes, values, now)
 
         row = await writes_of(info).run(str(info.path.key), stage)
         remember(info, INCOME_VERIFICATION.key(user_id=row.user_id), row.to_item())
-        return IncomeVerification.from_row(row)
+        return row
 
     @strawberry.mutation(
         description="Stores one month's savings snapshot (the `balance` row of that month, "

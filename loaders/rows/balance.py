@@ -12,7 +12,10 @@ from loaders.rows import fields
 from loaders.rows.users import USERS
 from loaders.table import Table
 
-__all__ = ["SAVINGS_MONTH", "AccountBalance", "BalanceRow"]
+__all__ = ["MAX_ACCOUNTS", "SAVINGS_MONTH", "AccountBalance", "BalanceRow"]
+
+#: Far above real use, low enough to keep one item under 400 KB.
+MAX_ACCOUNTS = 100
 
 
 @dataclass(frozen=True, slots=True)

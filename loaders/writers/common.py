@@ -14,10 +14,8 @@ from loaders.keys import ItemKey
 from loaders.rows.income_detection import DetectedTransaction
 
 __all__ = [
-    "MAX_ACCOUNTS",
     "MAX_METHODS",
     "MAX_ML_PREDICTIONS",
-    "MAX_NOTES",
     "MAX_TRANSACTIONS",
     "TransactionCommand",
     "read_consistent",
@@ -25,8 +23,6 @@ __all__ = [
 ]
 
 #: Bounds on list inputs: far above real use, low enough to keep one item under 400 KB.
-MAX_NOTES = 100
-MAX_ACCOUNTS = 100
 MAX_METHODS = 26
 MAX_TRANSACTIONS = 500
 MAX_ML_PREDICTIONS = 1000

@@ -10,9 +10,8 @@ from decimal import Decimal
 from loaders import validation
 from loaders.codec import format_month
 from loaders.errors import BadUserInput
-from loaders.rows.balance import SAVINGS_MONTH, AccountBalance, BalanceRow
+from loaders.rows.balance import MAX_ACCOUNTS, SAVINGS_MONTH, AccountBalance, BalanceRow
 from loaders.transactions import Writes
-from loaders.writers.common import MAX_ACCOUNTS
 
 __all__ = ["AccountCommand", "SavingsSnapshotCommand", "balance_row", "record_savings_snapshot"]
 

@@ -1,0 +1,358 @@
+"""An entity's attributes, declared once: a `Record` is the row's dataclass, and each of its
+fields says how the attribute is stored, what GraphQL calls and shows of it, and whether a
+writer sets it from its input or from the clock.
+
+The type of a field is the attribute's type; the item codec follows from it:
+
+| annotation | stored as |
+|---|---|
+| `str`, `bool` | String, BOOL |
+| `int` | a whole Number (cents, a page) |
+| `Decimal` | a Number, exact (dollars, a score): never through float |
+| `date` | a String `YYYY-MM-DD` |
+| `datetime` | a String, RFC 3339 in UTC (`format_instant`) |
+| `tuple[X, ...]` | a List of X (an absent List reads as empty) |
+| a `Record` | a Map of that record's attributes |
+
+`X | None`: the attribute may be absent (GraphQL: nullable); absent or NULL read as None.
+The GraphQL types (`schema.declared`) and the writers' checks (`written`) derive from the
+same fields; what is not an attribute (a read rule, a derived value) stays hand-written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import sys
+import types
+from collections.abc import Callable, Mapping
+from datetime import date, datetime
+from decimal import Decimal
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    TypeVar,
+    Union,
+    dataclass_transform,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
+
+from loaders import validation
+from loaders.codec import Item, format_instant
+from loaders.rows import fields
+
+if TYPE_CHECKING:
+    from typing import Self
+
+__all__ = [
+    "Attribute",
+    "Field",
+    "Input",
+    "Record",
+    "attribute",
+    "expiry",
+    "key",
+    "record",
+    "user_key",
+]
+
+#: A check of one input value: (the field's path in the input, the value) -> the value kept.
+Check = Callable[[str, Any], Any]
+
+
+class _Required:
+    """The default of an input field that has none."""
+
+
+_MISSING: Any = _Required()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Input:
+    """How a mutation's input gives the attribute: its description, its default (none:
+    required; a list defaults to empty with `()`), its check and, for a list, its bound."""
+
+    description: str
+    check: Check | None = None
+    default: Any = _MISSING
+    maximum: int | None = None
+    #: The value is an id (GraphQL `ID`).
+    identifier: bool = False
+
+    @property
+    def required(self) -> bool:
+        return self.default is _MISSING
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Attribute:
+    """One field's declaration (in the dataclass field's metadata)."""
+
+    #: The GraphQL field's description; None: not a field of the output type.
+    description: str | None
+    #: The stored name, when not the field's own.
+    stored: str | None = None
+    #: Read from the item's key (`user_id`, `month`), not from an attribute.
+    key: bool = False
+    #: A writer sets it to now (an instant) or today (a date, UTC).
+    clock: bool = False
+    #: The item's `ttl`, which a writer derives from the entity's TTL rule.
+    ttl: bool = False
+    #: Stored as NULL when None (the Go service's nil pointers), not left out.
+    keep_null: bool = False
+    input: Input | None = None
+
+
+_ATTRIBUTE = "insight.attribute"
+
+
+def attribute(
+    description: str | None = None,
+    *,
+    stored: str | None = None,
+    clock: bool = False,
+    keep_null: bool = False,
+    input: Input | None = None,
+) -> Any:
+    """A stored attribute of the record."""
+    declared = Attribute(description, stored, clock=clock, keep_null=keep_null, input=input)
+    return dataclasses.field(metadata={_ATTRIBUTE: declared})
+
+
+def key(description: str | None = None, *, input: Input | None = None) -> Any:
+    """A value of the item's key (its partition's user, a month of the sort key)."""
+    return dataclasses.field(metadata={_ATTRIBUTE: Attribute(description, key=True, input=input)})
+
+
+def user_key(input_description: str) -> Any:
+    """The user of the item's partition, given by the input's `userId`."""
+    checked = Input(input_description, check=validation.identifier, identifier=True)
+    return key(input=checked)
+
+
+def expiry() -> Any:
+    """The item's `ttl`, epoch seconds (SPEC section 1), never a GraphQL field."""
+    return dataclasses.field(metadata={_ATTRIBUTE: Attribute(None, ttl=True)})
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Field:
+    """A declared field with its resolved type: `kind` is the value's type (a scalar or a
+    Record), `many` a List of them, `optional` whether it may be absent."""
+
+    name: str
+    declared: Attribute
+    kind: type
+    many: bool
+    optional: bool
+
+    @property
+    def stored(self) -> str:
+        return self.declared.stored or self.name
+
+    @property
+    def graphql_name(self) -> str:
+        """The camelCase of its name (SPEC section 3), as strawberry names it."""
+        head, *rest = self.name.split("_")
+        return head + "".join(word[:1].upper() + word[1:] for word in rest)
+
+    @property
+    def nested(self) -> type[Record] | None:
+        return self.kind if issubclass(self.kind, Record) else None
+
+
+def _resolve(annotation: Any) -> tuple[type, bool, bool]:
+    optional = False
+    if get_origin(annotation) in (Union, types.UnionType):
+        inner = [arg for arg in get_args(annotation) if arg is not type(None)]
+        optional, [annotation] = True, inner
+    if get_origin(annotation) is tuple:
+        return get_args(annotation)[0], True, optional
+    return annotation, False, optional
+
+
+_DECODERS: dict[type, Callable[[Mapping[str, Any], str], Any]] = {
+    str: fields.text,
+    bool: fields.boolean,
+    int: fields.integer,
+    Decimal: fields.decimal,
+    date: fields.day,
+    datetime: fields.instant,
+}
+_LIST_DECODERS: dict[type, Callable[[Mapping[str, Any], str], Any]] = {
+    str: fields.texts,
+    Decimal: fields.decimals,
+}
+
+
+def _decoder(field: Field) -> Callable[[Mapping[str, Any]], Any]:
+    stored, nested = field.stored, field.nested
+    if nested is not None and field.many:
+        return lambda item: tuple(nested.from_map(m) for m in fields.items(item, stored))
+    if nested is not None:
+
+        def one(item: Mapping[str, Any]) -> Any:
+            value = fields.mapping(item, stored)
+            return nested.from_map(value) if value is not None else None
+
+        return one
+    read = (_LIST_DECODERS if field.many else _DECODERS)[field.kind]
+    return lambda item: read(item, stored)
+
+
+def _encode(field: Field, value: Any) -> Any:
+    if value is None:
+        return None
+    if field.many:
+        return [_encode_one(field, one) for one in value]
+    return _encode_one(field, value)
+
+
+def _encode_one(field: Field, value: Any) -> Any:
+    if isinstance(value, Record):
+        return value.to_map()
+    if field.kind is datetime:
+        return format_instant(value)
+    if field.kind is date:
+        return value.isoformat()
+    return value
+
+
+class Record:
+    """Base of the declared rows (decorate each with `record`)."""
+
+    __slots__ = ()
+    #: The `type` attribute of its items (the `site-pave` entity name), when it has one.
+    TYPE: ClassVar[str | None] = None
+    #: The entity whose items it reads and writes (set by `loaders.entity.entity`; an
+    #: `Entity`, which imports this module).
+    __entity__: ClassVar[Any] = None
+    __fields__: ClassVar[tuple[Field, ...]] = ()
+    __decoders__: ClassVar[tuple[tuple[str, Callable[[Mapping[str, Any]], Any]], ...]] = ()
+    __keys__: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def declared_fields(cls) -> tuple[Field, ...]:
+        return cls.__fields__
+
+    @classmethod
+    def from_map(cls, value: Mapping[str, Any]) -> Self:
+        """The record of a stored Map (or an item's attributes, its key aside)."""
+        return cls(**{name: decode(value) for name, decode in cls.__decoders__})
+
+    @classmethod
+    def from_item(cls, item: Mapping[str, Any]) -> Self:
+        """The row of a python-value item (`loaders.codec.from_wire`)."""
+        declared = cls._entity()
+        values = {name: decode(item) for name, decode in cls.__decoders__}
+        for name in cls.__keys__:
+            values[name] = _key_value(declared, item, name)
+        return cls(**values)
+
+    def to_map(self) -> Item:
+        """The stored attributes, absent ones left out (or NULL where kept)."""
+        stored: Item = {}
+        for field in self.__fields__:
+            if field.declared.key:
+                continue
+            value = _encode(field, getattr(self, field.name))
+            if value is not None or field.declared.keep_null:
+                stored[field.stored] = value
+        return stored
+
+    def to_item(self) -> Item:
+        declared = self._entity()
+        key = declared.key(**{name: getattr(self, name) for name in self.__keys__})
+        item: Item = {"PK": key.pk}
+        if key.sk is not None:
+            item["SK"] = key.sk
+        if self.TYPE is not None:
+            item["type"] = self.TYPE
+        item.update(self.to_map())
+        return item
+
+    @classmethod
+    def written(cls, values: Mapping[str, Any], now: datetime, path: str = "") -> Self:
+        """The row a writer stores from a mutation's input `values` (by field name), every
+        input checked (BadUserInput names the field's path: `accounts[1].amount`), the
+        clock's attributes set to `now`, the `ttl` derived from the entity's rule."""
+        row: dict[str, Any] = {}
+        ttl_field = None
+        for field in cls.__fields__:
+            declared = field.declared
+            if declared.input is not None:
+                given = values.get(field.name, _MISSING)
+                value = declared.input.default if given is _MISSING else given
+                if value is _MISSING:
+                    raise TypeError(f"{cls.__name__}: the input gives no {field.name}")
+                row[field.name] = _checked(field, declared.input, value, now, path)
+            elif declared.clock:
+                row[field.name] = now if field.kind is datetime else now.date()
+            elif declared.ttl:
+                ttl_field = field.name
+            else:
+                row[field.name] = () if field.many else None
+        if ttl_field is not None:
+            rule = cls._entity().ttl
+            assert rule is not None, f"{cls.__name__} declares a ttl its entity has no rule for"
+            row[ttl_field] = rule.expires(row[rule.after])
+        return cls(**row)
+
+    @classmethod
+    def _entity(cls) -> Any:
+        if cls.__entity__ is None:
+            raise TypeError(f"{cls.__name__} is no entity's row")
+        return cls.__entity__
+
+
+def _checked(field: Field, declared: Input, value: Any, now: datetime, path: str) -> Any:
+    name = path + field.graphql_name
+    if value is None:
+        return None
+    nested = field.nested
+    if field.many:
+        if declared.maximum is not None:
+            validation.bounded(name, value, maximum=declared.maximum)
+        if nested is not None:
+            return tuple(nested.written(one, now, f"{name}[{n}].") for n, one in enumerate(value))
+        check = declared.check
+        return tuple(check(f"{name}[{n}]", one) if check else one for n, one in enumerate(value))
+    if nested is not None:
+        return nested.written(value, now, f"{name}.")
+    return declared.check(name, value) if declared.check is not None else value
+
+
+def _key_value(declared: Any, item: Mapping[str, Any], name: str) -> str:
+    if name == declared.user:
+        return declared.user_of(item["PK"])
+    if name in declared.pk.names:
+        return declared.pk.value(item["PK"], name)
+    return declared.sk_value(item["SK"], name)
+
+
+R = TypeVar("R", bound=Record)
+
+
+@dataclass_transform(field_specifiers=(attribute, key, user_key, expiry, dataclasses.field))
+def record(cls: type[R]) -> type[R]:
+    """The class as a frozen, slotted dataclass with its codec derived from its fields."""
+    made = dataclasses.dataclass(frozen=True, slots=True)(cls)
+    # Its own fields' types only, in its module's names (the base's are not fields).
+    own = types.SimpleNamespace(__annotations__=inspect.get_annotations(made))
+    hints = get_type_hints(own, globalns=vars(sys.modules[made.__module__]))
+    declared_fields = []
+    for field in dataclasses.fields(made):  # type: ignore[arg-type]
+        declared = field.metadata.get(_ATTRIBUTE)
+        if declared is None:
+            raise TypeError(f"{made.__name__}.{field.name} is not declared with attribute()")
+        kind, many, optional = _resolve(hints[field.name])
+        declared_fields.append(Field(field.name, declared, kind, many, optional))
+    made.__fields__ = tuple(declared_fields)
+    made.__decoders__ = tuple(
+        (field.name, _decoder(field)) for field in declared_fields if not field.declared.key
+    )
+    made.__keys__ = tuple(field.name for field in declared_fields if field.declared.key)
+    return made
