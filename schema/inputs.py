@@ -10,13 +10,14 @@ from decimal import Decimal
 import strawberry
 
 from loaders.balance_alert import BalanceAlertCommand
+from loaders.rows.balance import AccountBalance as AccountBalanceRow
+from loaders.rows.balance import BalanceRow
 from loaders.rows.income_verification import IncomeVerificationRow
 from loaders.writers.common import TransactionCommand
 from loaders.writers.feeder import LastPageCommand
 from loaders.writers.floatme_capture import FloatMeV2CaptureCommand
 from loaders.writers.income_detection import IncomeDetectionRunCommand, MethodResultCommand
 from loaders.writers.payday import PaydayPredictionCommand, PredictionCommand
-from loaders.writers.savings import AccountCommand, SavingsSnapshotCommand
 from schema.declared import input_of
 
 
@@ -107,42 +108,19 @@ class SetIncomeVerificationInput:
     pass
 
 
-@strawberry.input(description="One account's balance for a month's savings snapshot.")
+@input_of(AccountBalanceRow, description="One account's balance for a month's savings snapshot.")
 class AccountBalanceInput:
-    account_id: str = strawberry.field(description="The bank account's id.")
-    amount: Decimal = strawberry.field(
-        description="The account's balance, in dollars (two decimals at most)."
-    )
-    subtype: str = strawberry.field(
-        description="The account's kind, as the bank names it (e.g. `savings`)."
-    )
+    pass
 
 
-@strawberry.input(
+@input_of(
+    BalanceRow,
     description="One month's savings snapshot. The gateway sets `updatedDate` (now) and the "
-    "TTL (a year later)."
+    "TTL (a year later).",
+    nested=(AccountBalanceInput,),
 )
 class RecordSavingsSnapshotInput:
-    user_id: strawberry.ID = strawberry.field(description="The user whose savings these are.")
-    accounts: list[AccountBalanceInput] = strawberry.field(description="Each account's balance.")
-    month: str | None = strawberry.field(
-        default=None, description="`YYYY-MM`; default: the current UTC month."
-    )
-    total_available: Decimal | None = strawberry.field(
-        default=None,
-        description="The total available, in dollars; default: the sum of the accounts' amounts.",
-    )
-
-    def to_command(self) -> SavingsSnapshotCommand:
-        return SavingsSnapshotCommand(
-            user_id=str(self.user_id),
-            accounts=tuple(
-                AccountCommand(account_id=a.account_id, amount=a.amount, subtype=a.subtype)
-                for a in self.accounts
-            ),
-            month=self.month,
-            total_available=self.total_available,
-        )
+    pass
 
 
 @strawberry.input(description="A user's balances now, to evaluate a low-balance alert on.")

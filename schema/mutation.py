@@ -149,20 +149,21 @@ class Mutation:
 
     @strawberry.mutation(
         description="Stores one month's savings snapshot (the `balance` row of that month, "
-        "replacing it; kept a year)."
+        "replacing it; kept a year).",
+        graphql_type=SavingsMonth | None,
     )
     async def record_savings_snapshot(
         self, info: Info, input: SavingsSnapshotArgument
-    ) -> SavingsMonth | None:
+    ) -> BalanceRow | None:
         require_writer(info)
-        command, now = input.to_command(), info.context.now
+        values, now = input_values(input), info.context.now
 
         async def stage(writes: Writes) -> BalanceRow:
-            return savings.record_savings_snapshot(writes, command, now)
+            return savings.record_savings_snapshot(writes, values, now)
 
         row = await writes_of(info).run(str(info.path.key), stage)
         remember(info, SAVINGS_MONTH.key(user_id=row.user_id, month=row.month), row.to_item())
-        return SavingsMonth.from_row(row)
+        return row
 
     @strawberry.mutation(
         description="Decides, under the user's balance-alert lock (shared with the Go "

@@ -2,72 +2,43 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 from loaders import validation
 from loaders.codec import format_month
 from loaders.errors import BadUserInput
-from loaders.rows.balance import MAX_ACCOUNTS, SAVINGS_MONTH, AccountBalance, BalanceRow
+from loaders.rows.balance import SAVINGS_MONTH, BalanceRow
 from loaders.transactions import Writes
 
-__all__ = ["AccountCommand", "SavingsSnapshotCommand", "balance_row", "record_savings_snapshot"]
+__all__ = ["balance_row", "record_savings_snapshot"]
 
 
-@dataclass(frozen=True, slots=True)
-class AccountCommand:
-    account_id: str
-    amount: Decimal
-    subtype: str
-
-
-@dataclass(frozen=True, slots=True)
-class SavingsSnapshotCommand:
-    user_id: str
-    accounts: Sequence[AccountCommand]
-    #: `YYYY-MM`; None: the current UTC month.
-    month: str | None = None
-    #: None: the accounts' sum.
-    total_available: Decimal | None = None
-
-
-def balance_row(command: SavingsSnapshotCommand, now: datetime) -> BalanceRow:
+def balance_row(values: Mapping[str, Any], now: datetime) -> BalanceRow:
+    """The row of the input's `values`, each checked as `BalanceRow` declares, with the rules
+    that are not one attribute's: the month's default and bound, unique accounts, the total's
+    default."""
+    row = BalanceRow.written(values, now)
     this_month = format_month(now.date())
-    month = this_month if command.month is None else validation.month("month", command.month)
+    month = row.month or this_month
     # A snapshot is of money already there: a month to come has none yet.
     if month > this_month:
         raise BadUserInput("month", f"must not be after the current month {this_month}")
-    validation.bounded("accounts", command.accounts, maximum=MAX_ACCOUNTS)
-    accounts = tuple(
-        AccountBalance(
-            account_id=validation.identifier(f"accounts[{n}].accountId", account.account_id),
-            amount=validation.money(f"accounts[{n}].amount", account.amount),
-            subtype=validation.text(f"accounts[{n}].subtype", account.subtype),
-        )
-        for n, account in enumerate(command.accounts)
-    )
-    ids = [account.account_id for account in accounts]
+    ids = [account.account_id for account in row.accounts]
     if len(set(ids)) != len(ids):
         raise BadUserInput("accounts", "must not repeat an accountId")
-    if command.total_available is None:
-        total = validation.canonical(sum((a.amount or Decimal(0) for a in accounts), Decimal(0)))
-    else:
-        total = validation.money("totalAvailable", command.total_available)
-    return BalanceRow(
-        user_id=validation.identifier("userId", command.user_id),
-        month=month,
-        accounts=accounts,
-        total_available=total,
-        updated_date=now,
-        ttl=SAVINGS_MONTH.expires(now),
-    )
+    total = row.total_available
+    if total is None:
+        total = validation.canonical(
+            sum((a.amount or Decimal(0) for a in row.accounts), Decimal(0))
+        )
+    return replace(row, month=month, total_available=total)
 
 
-def record_savings_snapshot(
-    writes: Writes, command: SavingsSnapshotCommand, now: datetime
-) -> BalanceRow:
-    row = balance_row(command, now)
+def record_savings_snapshot(writes: Writes, values: Mapping[str, Any], now: datetime) -> BalanceRow:
+    row = balance_row(values, now)
     writes.put(SAVINGS_MONTH.table, row.to_item())
     return row
