@@ -81,6 +81,8 @@ class Input:
     maximum: int | None = None
     #: The value is an id (GraphQL `ID`).
     identifier: bool = False
+    #: Listed before the others (after the key), where the input's order is not the row's.
+    first: bool = False
 
     @property
     def required(self) -> bool:
@@ -325,7 +327,7 @@ def _checked(field: Field, declared: Input, value: Any, now: datetime, path: str
     return declared.check(name, value) if declared.check is not None else value
 
 
-def _key_value(declared: Any, item: Mapping[str, Any], name: str) -> str:
+def _key_value(declared: Any, item: Mapping[str, Any], name: str) -> Any:
     if name == declared.user:
         return declared.user_of(item["PK"])
     if name in declared.pk.names:

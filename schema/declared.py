@@ -99,14 +99,19 @@ def input_of(
 
     def decorate(cls: type[T]) -> type[T]:
         given = [f for f in record.declared_fields() if f.declared.input is not None]
-        required = [f for f in given if f.declared.input and f.declared.input.required]
         fields = [
             (field, _input_type(field, types), _input_field(field))
-            for field in [*required, *(f for f in given if f not in required)]
+            for field in sorted(given, key=_input_order)
         ]
         return _build(cls, record, fields, lambda c: strawberry.input(c, description=description))
 
     return decorate
+
+
+def _input_order(field: Field) -> tuple[bool, bool, bool]:
+    declared = field.declared.input
+    assert declared is not None
+    return not declared.required, not field.declared.key, not declared.first
 
 
 def _input_type(field: Field, types: Mapping[type, Any]) -> Any:

@@ -13,65 +13,27 @@ from loaders.balance_alert import BalanceAlertCommand
 from loaders.rows.balance import AccountBalance as AccountBalanceRow
 from loaders.rows.balance import BalanceRow
 from loaders.rows.income_verification import IncomeVerificationRow
+from loaders.rows.payday import AlgorithmPrediction as AlgorithmPredictionRow
+from loaders.rows.payday import PaydayRow
 from loaders.writers.common import TransactionCommand
 from loaders.writers.feeder import LastPageCommand
 from loaders.writers.floatme_capture import FloatMeV2CaptureCommand
 from loaders.writers.income_detection import IncomeDetectionRunCommand, MethodResultCommand
-from loaders.writers.payday import PaydayPredictionCommand, PredictionCommand
 from schema.declared import input_of
 
 
-@strawberry.input(description="One payday algorithm's full prediction.")
+@input_of(AlgorithmPredictionRow, description="One payday algorithm's full prediction.")
 class AlgorithmPredictionInput:
-    payday: dt.date = strawberry.field(description="The predicted payday.")
-    frequency: str = strawberry.field(description="The pay cadence found (e.g. `biweekly`).")
-    instant_collection_date: dt.date | None = strawberry.field(
-        default=None, description="The instant collection date; null when none."
-    )
-    standard_collection_date: dt.date | None = strawberry.field(
-        default=None, description="The standard collection date; null when none."
-    )
-    extended_collection_date: dt.date | None = strawberry.field(
-        default=None, description="The extended collection date; null when none."
-    )
-
-    def to_command(self) -> PredictionCommand:
-        return PredictionCommand(
-            payday=self.payday,
-            frequency=self.frequency,
-            instant_collection_date=self.instant_collection_date,
-            standard_collection_date=self.standard_collection_date,
-            extended_collection_date=self.extended_collection_date,
-        )
+    pass
 
 
-def _prediction(value: AlgorithmPredictionInput | None) -> PredictionCommand | None:
-    return value.to_command() if value is not None else None
-
-
-@strawberry.input(
+@input_of(
+    PaydayRow,
     description="A payday prediction: the winning algorithm's answer and each algorithm's "
-    "own. The gateway sets `predictionDate` (today, UTC), `createdDate` and the TTL."
+    "own. The gateway sets `predictionDate` (today, UTC), `createdDate` and the TTL.",
+    nested=(AlgorithmPredictionInput,),
 )
 class RecordPaydayPredictionInput:
-    user_id: strawberry.ID = strawberry.field(description="The user the prediction is for.")
-    loan_id: str = strawberry.field(description="The loan whose request computed it.")
-    detection_used: str = strawberry.field(
-        description="PAVE_PAYDAY_CALCULATION, FLOATME_V2_PAYDAY_CALCULATION or "
-        "FLOATME_PAYDAY_CALCULATION; that algorithm's prediction must be given."
-    )
-    next_date: dt.date = strawberry.field(description="The chosen prediction's next payday.")
-    source: str = strawberry.field(description="The chosen prediction's income source name.")
-    frequency: str = strawberry.field(description="The chosen prediction's pay cadence.")
-    pave: AlgorithmPredictionInput | None = strawberry.field(
-        default=None, description="The Pave algorithm's prediction; null when it did not run."
-    )
-    fm: AlgorithmPredictionInput | None = strawberry.field(
-        default=None, description="The FloatMe algorithm's prediction."
-    )
-    v2: AlgorithmPredictionInput | None = strawberry.field(
-        default=None, description="The FloatMe V2 algorithm's prediction; null when it did not run."
-    )
     pave_error: str | None = strawberry.field(
         default=None,
         description="Why the Pave algorithm gave no prediction; written to the capture event only.",
@@ -82,22 +44,6 @@ class RecordPaydayPredictionInput:
     v2_error: str | None = strawberry.field(
         default=None, description="As `paveError`, for the FloatMe V2 algorithm."
     )
-
-    def to_command(self) -> PaydayPredictionCommand:
-        return PaydayPredictionCommand(
-            user_id=str(self.user_id),
-            loan_id=self.loan_id,
-            detection_used=self.detection_used,
-            next_date=self.next_date,
-            source=self.source,
-            frequency=self.frequency,
-            pave=_prediction(self.pave),
-            fm=_prediction(self.fm),
-            v2=_prediction(self.v2),
-            pave_error=self.pave_error,
-            fm_error=self.fm_error,
-            v2_error=self.v2_error,
-        )
 
 
 @input_of(

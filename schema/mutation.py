@@ -25,6 +25,7 @@ from loaders.rows.balance import BalanceRow
 from loaders.rows.feeder import PaveLabelRow
 from loaders.rows.income_detection import IncomeDetectionRunRow
 from loaders.rows.income_verification import IncomeVerificationRow
+from loaders.rows.payday import PaydayRow
 from loaders.transactions import Writes
 from loaders.writers import (
     feeder,
@@ -114,20 +115,21 @@ class Mutation:
     @strawberry.mutation(
         description="Stores the user's payday prediction (the `payday` row, replacing the "
         "previous one, dated today in UTC) and records the evaluation as a "
-        "`PAYDAY_PREDICTION` capture event."
+        "`PAYDAY_PREDICTION` capture event.",
+        graphql_type=PaydayPrediction | None,
     )
     async def record_payday_prediction(
         self, info: Info, input: PaydayPredictionArgument
-    ) -> PaydayPrediction | None:
+    ) -> PaydayRow | None:
         require_writer(info)
-        command, now = input.to_command(), info.context.now
+        values, now = input_values(input), info.context.now
 
         async def stage(writes: Writes) -> payday.RecordedPayday:
-            return payday.record_payday_prediction(writes, command, now)
+            return payday.record_payday_prediction(writes, values, now)
 
         recorded = await writes_of(info).run(str(info.path.key), stage)
         remember(info, PAYDAY.key(user_id=recorded.row.user_id), recorded.row.to_item())
-        return PaydayPrediction.from_row(recorded.row)
+        return recorded.row
 
     @strawberry.mutation(
         description="Stores the user's income verification (the `income_verification` row, "
