@@ -248,7 +248,7 @@ class Record:
     @classmethod
     def from_item(cls, item: Mapping[str, Any]) -> Self:
         """The row of a python-value item (`loaders.codec.from_wire`)."""
-        declared = cls._entity()
+        declared = cls.entity()
         values = {name: decode(item) for name, decode in cls.__decoders__}
         for name in cls.__keys__:
             values[name] = _key_value(declared, item, name)
@@ -266,7 +266,7 @@ class Record:
         return stored
 
     def to_item(self) -> Item:
-        declared = self._entity()
+        declared = self.entity()
         key = declared.key(**{name: getattr(self, name) for name in self.__keys__})
         item: Item = {"PK": key.pk}
         if key.sk is not None:
@@ -298,13 +298,19 @@ class Record:
             else:
                 row[field.name] = () if field.many else None
         if ttl_field is not None:
-            rule = cls._entity().ttl
+            rule = cls.entity().ttl
             assert rule is not None, f"{cls.__name__} declares a ttl its entity has no rule for"
             row[ttl_field] = rule.expires(row[rule.after])
-        return cls(**row)
+        return cls(**row).completed(now)
+
+    def completed(self, now: datetime) -> Self:
+        """A written row after the rules that are no one attribute's (a default derived from
+        others, a bound across them), which a record may add; `written` ends with it."""
+        return self
 
     @classmethod
-    def _entity(cls) -> Any:
+    def entity(cls) -> Any:
+        """The entity whose items it is (an `Entity`)."""
         if cls.__entity__ is None:
             raise TypeError(f"{cls.__name__} is no entity's row")
         return cls.__entity__

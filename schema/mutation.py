@@ -27,14 +27,8 @@ from loaders.rows.income_detection import IncomeDetectionRunRow
 from loaders.rows.income_verification import IncomeVerificationRow
 from loaders.rows.payday import PaydayRow
 from loaders.transactions import Writes
-from loaders.writers import (
-    feeder,
-    floatme_capture,
-    income_detection,
-    income_verification,
-    payday,
-    savings,
-)
+from loaders.writers import feeder, floatme_capture, income_detection, payday
+from loaders.writers.common import put_written
 from schema.context import Info
 from schema.declared import input_values
 from schema.feeder import LastPage, PaveLabel
@@ -143,7 +137,7 @@ class Mutation:
         values, now = input_values(input), info.context.now
 
         async def stage(writes: Writes) -> IncomeVerificationRow:
-            return income_verification.set_income_verification(writes, values, now)
+            return put_written(writes, IncomeVerificationRow, values, now)
 
         row = await writes_of(info).run(str(info.path.key), stage)
         remember(info, INCOME_VERIFICATION.key(user_id=row.user_id), row.to_item())
@@ -161,7 +155,7 @@ class Mutation:
         values, now = input_values(input), info.context.now
 
         async def stage(writes: Writes) -> BalanceRow:
-            return savings.record_savings_snapshot(writes, values, now)
+            return put_written(writes, BalanceRow, values, now)
 
         row = await writes_of(info).run(str(info.path.key), stage)
         remember(info, SAVINGS_MONTH.key(user_id=row.user_id, month=row.month), row.to_item())

@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 
 from loaders import validation
+from loaders.codec import format_month
 from loaders.entity import TtlRule, entity
+from loaders.errors import BadUserInput
 from loaders.record import Input, Record, attribute, expiry, key, record, user_key
 from loaders.rows.users import USERS
 from loaders.table import Table
@@ -59,6 +62,22 @@ class BalanceRow(Record):
         "When the snapshot was last written (UTC).", clock=True
     )
     ttl: int | None = expiry()
+
+    def completed(self, now: datetime) -> BalanceRow:
+        """The month's default and bound, unique accounts and the total's default."""
+        this_month = format_month(now.date())
+        month = self.month or this_month
+        # A snapshot is of money already there: a month to come has none yet.
+        if month > this_month:
+            raise BadUserInput("month", f"must not be after the current month {this_month}")
+        ids = [account.account_id for account in self.accounts]
+        if len(set(ids)) != len(ids):
+            raise BadUserInput("accounts", "must not repeat an accountId")
+        total = self.total_available
+        if total is None:
+            amounts = (account.amount or Decimal(0) for account in self.accounts)
+            total = validation.canonical(sum(amounts, Decimal(0)))
+        return replace(self, month=month, total_available=total)
 
 
 #: A user's savings snapshot for one calendar month (`month` is `YYYY-MM`).

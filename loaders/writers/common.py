@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
+from typing import Any, TypeVar
 
 from loaders import validation
 from loaders.codec import Item, from_wire, is_live
 from loaders.dynamodb import Dynamo
 from loaders.keys import ItemKey
+from loaders.record import Record
 from loaders.rows.income_detection import DetectedTransaction
+from loaders.transactions import Writes
+
+RecordT = TypeVar("RecordT", bound=Record)
 
 __all__ = [
     "MAX_METHODS",
     "MAX_ML_PREDICTIONS",
     "MAX_TRANSACTIONS",
     "TransactionCommand",
+    "put_written",
     "read_consistent",
     "validated_transactions",
 ]
@@ -26,6 +32,16 @@ __all__ = [
 MAX_METHODS = 26
 MAX_TRANSACTIONS = 500
 MAX_ML_PREDICTIONS = 1000
+
+
+def put_written(
+    writes: Writes, declared: type[RecordT], values: Mapping[str, Any], now: datetime
+) -> RecordT:
+    """Stages the row of a mutation's input `values` (by field name), every one checked as
+    its record declares (`Record.written`), and answers it."""
+    row = declared.written(values, now)
+    writes.put(row.entity().table, row.to_item())
+    return row
 
 
 async def read_consistent(dynamo: Dynamo, key: ItemKey, now: datetime) -> Item | None:
