@@ -97,7 +97,8 @@ class Attribute:
     description: str | None
     #: The stored name, when not the field's own.
     stored: str | None = None
-    #: Read from the item's key (`user_id`, `month`), not from an attribute.
+    #: Read from the item's key (`user_id`, `month`): alone, or, when `stored` too, from
+    #: the attribute and else the key.
     key: bool = False
     #: A writer sets it to now (an instant) or today (a date, UTC).
     clock: bool = False
@@ -106,6 +107,8 @@ class Attribute:
     #: Stored as NULL when None (the Go service's nil pointers), not left out.
     keep_null: bool = False
     input: Input | None = None
+    #: The value a writer always writes (a label), when it is one.
+    fixed: Any = None
 
 
 _ATTRIBUTE = "insight.attribute"
@@ -118,15 +121,22 @@ def attribute(
     clock: bool = False,
     keep_null: bool = False,
     input: Input | None = None,
+    fixed: Any = None,
 ) -> Any:
     """A stored attribute of the record."""
-    declared = Attribute(description, stored, clock=clock, keep_null=keep_null, input=input)
+    declared = Attribute(
+        description, stored, clock=clock, keep_null=keep_null, input=input, fixed=fixed
+    )
     return dataclasses.field(metadata={_ATTRIBUTE: declared})
 
 
-def key(description: str | None = None, *, input: Input | None = None) -> Any:
-    """A value of the item's key (its partition's user, a month of the sort key)."""
-    return dataclasses.field(metadata={_ATTRIBUTE: Attribute(description, key=True, input=input)})
+def key(
+    description: str | None = None, *, input: Input | None = None, stored: str | None = None
+) -> Any:
+    """A value of the item's key (its partition's user, a month of the sort key); with
+    `stored`, also an attribute of that name, read first."""
+    declared = Attribute(description, stored, key=True, input=input)
+    return dataclasses.field(metadata={_ATTRIBUTE: declared})
 
 
 def user_key(input_description: str) -> Any:
@@ -251,14 +261,15 @@ class Record:
         declared = cls.entity()
         values = {name: decode(item) for name, decode in cls.__decoders__}
         for name in cls.__keys__:
-            values[name] = _key_value(declared, item, name)
+            if values.get(name) is None:
+                values[name] = _key_value(declared, item, name)
         return cls(**values)
 
     def to_map(self) -> Item:
         """The stored attributes, absent ones left out (or NULL where kept)."""
         stored: Item = {}
         for field in self.__fields__:
-            if field.declared.key:
+            if field.declared.key and field.declared.stored is None:
                 continue
             value = _encode(field, getattr(self, field.name))
             if value is not None or field.declared.keep_null:
@@ -295,6 +306,8 @@ class Record:
                 row[field.name] = now if field.kind is datetime else now.date()
             elif declared.ttl:
                 ttl_field = field.name
+            elif declared.fixed is not None:
+                row[field.name] = declared.fixed
             else:
                 row[field.name] = () if field.many else None
         if ttl_field is not None:
@@ -360,7 +373,9 @@ def record(cls: type[R]) -> type[R]:
         declared_fields.append(Field(field.name, declared, kind, many, optional))
     made.__fields__ = tuple(declared_fields)
     made.__decoders__ = tuple(
-        (field.name, _decoder(field)) for field in declared_fields if not field.declared.key
+        (field.name, _decoder(field))
+        for field in declared_fields
+        if not field.declared.key or field.declared.stored is not None
     )
     made.__keys__ = tuple(field.name for field in declared_fields if field.declared.key)
     return made

@@ -12,11 +12,11 @@ import strawberry
 from loaders.balance_alert import BalanceAlertCommand
 from loaders.rows.balance import AccountBalance as AccountBalanceRow
 from loaders.rows.balance import BalanceRow
+from loaders.rows.feeder import LastPageRow, PaveLabelRow
 from loaders.rows.income_verification import IncomeVerificationRow
 from loaders.rows.payday import AlgorithmPrediction as AlgorithmPredictionRow
 from loaders.rows.payday import PaydayRow
 from loaders.writers.common import TransactionCommand
-from loaders.writers.feeder import LastPageCommand
 from loaders.writers.floatme_capture import FloatMeV2CaptureCommand
 from loaders.writers.income_detection import IncomeDetectionRunCommand, MethodResultCommand
 from schema.declared import input_of
@@ -87,24 +87,18 @@ class EvaluateBalanceAlertInput:
         )
 
 
-@strawberry.input(description="The user whose insights should be mined again.")
+@input_of(PaveLabelRow, description="The user whose insights should be mined again.")
 class MarkInsightsRefreshInput:
-    user_id: strawberry.ID = strawberry.field(description="The user to label.")
+    pass
 
 
-@strawberry.input(
+@input_of(
+    LastPageRow,
     description="The last page the feeder fed for a Pave request. The gateway sets "
-    "`updatedDate` (now) and the TTL (5 days later)."
+    "`updatedDate` (now) and the TTL (5 days later).",
 )
 class RecordLastPageInput:
-    user_id: strawberry.ID = strawberry.field(description="The user the request is for.")
-    pave_request_id: str = strawberry.field(description="The Pave request's id.")
-    page: int = strawberry.field(description="The page number just fed.")
-
-    def to_command(self) -> LastPageCommand:
-        return LastPageCommand(
-            user_id=str(self.user_id), pave_request_id=self.pave_request_id, page=self.page
-        )
+    pass
 
 
 @strawberry.input(description="A transaction a detection method or FloatMe V2 selected.")

@@ -22,7 +22,7 @@ from loaders.entities import (
 from loaders.keys import ItemKey
 from loaders.lock import LockClient
 from loaders.rows.balance import BalanceRow
-from loaders.rows.feeder import PaveLabelRow
+from loaders.rows.feeder import LastPageRow, PaveLabelRow
 from loaders.rows.income_detection import IncomeDetectionRunRow
 from loaders.rows.income_verification import IncomeVerificationRow
 from loaders.rows.payday import PaydayRow
@@ -188,39 +188,41 @@ class Mutation:
 
     @strawberry.mutation(
         description="Labels the user `REFRESH_INSIGHTS` (the `pave_label` row), asking for "
-        "their insights to be mined again."
+        "their insights to be mined again.",
+        graphql_type=PaveLabel | None,
     )
     async def mark_insights_refresh(
         self, info: Info, input: InsightsRefreshArgument
-    ) -> PaveLabel | None:
+    ) -> PaveLabelRow | None:
         require_writer(info)
-        user_id, now = str(input.user_id), info.context.now
+        values, now = input_values(input), info.context.now
 
         async def stage(writes: Writes) -> PaveLabelRow:
-            return feeder.mark_insights_refresh(writes, user_id, now)
+            return put_written(writes, PaveLabelRow, values, now)
 
         row = await writes_of(info).run(str(info.path.key), stage)
         remember(info, PAVE_LABEL.key(user_id=row.user_id), row.to_item())
-        return PaveLabel.from_row(row)
+        return row
 
     @strawberry.mutation(
         description="Records the last page fed for a Pave request (the `last_page` row, kept "
         "5 days); never lowers a stored page: a retried or late write changes nothing and "
-        "answers with the stored row."
+        "answers with the stored row.",
+        graphql_type=LastPage | None,
     )
-    async def record_last_page(self, info: Info, input: LastPageArgument) -> LastPage | None:
+    async def record_last_page(self, info: Info, input: LastPageArgument) -> LastPageRow | None:
         require_writer(info)
         context = info.context
-        command = input.to_command()
+        values = input_values(input)
 
         async def stage(writes: Writes) -> feeder.RecordedLastPage:
-            return await feeder.record_last_page(context.dynamo, writes, command, context.now)
+            return await feeder.record_last_page(context.dynamo, writes, values, context.now)
 
         recorded = await writes_of(info).run(str(info.path.key), stage)
         row = recorded.row
         key = LAST_PAGE.key(user_id=row.user_id, pave_request_id=row.pave_request_id)
         remember(info, key, row.to_item() if recorded.written else None)
-        return LastPage.from_row(row)
+        return row
 
     @strawberry.mutation(
         description="Stores one income detection run (a `site-incomedetection` row, kept 7 days)."
