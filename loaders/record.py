@@ -41,7 +41,7 @@ from typing import (
 )
 
 from loaders import validation
-from loaders.codec import Item, format_instant
+from loaders.codec import Item, format_instant, parse_date, parse_instant
 from loaders.rows import fields
 
 if TYPE_CHECKING:
@@ -200,6 +200,10 @@ _LIST_DECODERS: dict[type, Callable[[Mapping[str, Any], str], Any]] = {
 }
 
 
+#: A key's value as its field's type (a key's text holds dates and instants as stored).
+_KEY_PARSERS: dict[type, Callable[[str], Any]] = {date: parse_date, datetime: parse_instant}
+
+
 def _decoder(field: Field) -> Callable[[Mapping[str, Any]], Any]:
     stored, nested = field.stored, field.nested
     if nested is not None and field.many:
@@ -244,7 +248,7 @@ class Record:
     __entity__: ClassVar[Any] = None
     __fields__: ClassVar[tuple[Field, ...]] = ()
     __decoders__: ClassVar[tuple[tuple[str, Callable[[Mapping[str, Any]], Any]], ...]] = ()
-    __keys__: ClassVar[tuple[str, ...]] = ()
+    __keys__: ClassVar[tuple[tuple[str, Callable[[str], Any]], ...]] = ()
 
     @classmethod
     def declared_fields(cls) -> tuple[Field, ...]:
@@ -260,9 +264,9 @@ class Record:
         """The row of a python-value item (`loaders.codec.from_wire`)."""
         declared = cls.entity()
         values = {name: decode(item) for name, decode in cls.__decoders__}
-        for name in cls.__keys__:
+        for name, parse in cls.__keys__:
             if values.get(name) is None:
-                values[name] = _key_value(declared, item, name)
+                values[name] = parse(_key_value(declared, item, name))
         return cls(**values)
 
     def to_map(self) -> Item:
@@ -278,7 +282,7 @@ class Record:
 
     def to_item(self) -> Item:
         declared = self.entity()
-        key = declared.key(**{name: getattr(self, name) for name in self.__keys__})
+        key = declared.key(**{name: getattr(self, name) for name, _ in self.__keys__})
         item: Item = {"PK": key.pk}
         if key.sk is not None:
             item["SK"] = key.sk
@@ -377,5 +381,9 @@ def record(cls: type[R]) -> type[R]:
         for field in declared_fields
         if not field.declared.key or field.declared.stored is not None
     )
-    made.__keys__ = tuple(field.name for field in declared_fields if field.declared.key)
+    made.__keys__ = tuple(
+        (field.name, _KEY_PARSERS.get(field.kind, str))
+        for field in declared_fields
+        if field.declared.key
+    )
     return made
