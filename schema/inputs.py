@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import strawberry
 
-from loaders.balance_alert import BalanceAlertCommand
+from loaders.rows.alert import AlertRow
 from loaders.rows.balance import AccountBalance as AccountBalanceRow
 from loaders.rows.balance import BalanceRow
 from loaders.rows.feeder import LastPageRow, PaveLabelRow
@@ -69,22 +69,9 @@ class RecordSavingsSnapshotInput:
     pass
 
 
-@strawberry.input(description="A user's balances now, to evaluate a low-balance alert on.")
+@input_of(AlertRow, description="A user's balances now, to evaluate a low-balance alert on.")
 class EvaluateBalanceAlertInput:
-    user_id: strawberry.ID = strawberry.field(description="The user to evaluate.")
-    available_balance: Decimal = strawberry.field(
-        description="The available balance now, in dollars; compared with the threshold."
-    )
-    current_balance: Decimal = strawberry.field(
-        description="The current balance now, in dollars; stored with a sent alert."
-    )
-
-    def to_command(self) -> BalanceAlertCommand:
-        return BalanceAlertCommand(
-            user_id=str(self.user_id),
-            available_balance=self.available_balance,
-            current_balance=self.current_balance,
-        )
+    pass
 
 
 @input_of(PaveLabelRow, description="The user whose insights should be mined again.")

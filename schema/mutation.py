@@ -171,11 +171,11 @@ class Mutation:
     ) -> BalanceAlertEvaluation | None:
         require_writer(info)
         context = info.context
-        command, locks, session = input.to_command(), lock_client(info), writes_of(info)
+        values, locks, session = input_values(input), lock_client(info), writes_of(info)
 
         async def stage(writes: Writes) -> balance_alert.Evaluation:
             return await balance_alert.evaluate_balance_alert(
-                context.dynamo, locks, command, context.now, writes
+                context.dynamo, locks, values, context.now, writes
             )
 
         evaluation = await session.run(str(info.path.key), stage)
