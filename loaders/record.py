@@ -365,9 +365,13 @@ R = TypeVar("R", bound=Record)
 def record(cls: type[R]) -> type[R]:
     """The class as a frozen, slotted dataclass with its codec derived from its fields."""
     made = dataclasses.dataclass(frozen=True, slots=True)(cls)
-    # Its own fields' types only, in its module's names (the base's are not fields).
-    own = types.SimpleNamespace(__annotations__=inspect.get_annotations(made))
-    hints = get_type_hints(own, globalns=vars(sys.modules[made.__module__]))
+    # Its fields' types, each in the names of the module that declared it (a record may
+    # extend another); Record's own class variables are no fields.
+    hints: dict[str, Any] = {}
+    for declaring in reversed(made.__mro__):
+        if issubclass(declaring, Record) and declaring is not Record:
+            own = types.SimpleNamespace(__annotations__=inspect.get_annotations(declaring))
+            hints.update(get_type_hints(own, globalns=vars(sys.modules[declaring.__module__])))
     declared_fields = []
     for field in dataclasses.fields(made):  # type: ignore[arg-type]
         declared = field.metadata.get(_ATTRIBUTE)
