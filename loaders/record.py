@@ -41,12 +41,23 @@ from typing import (
 )
 
 from loaders import validation
+from loaders.attributes import (
+    ATTRIBUTE,
+    REQUIRED,
+    Attribute,
+    Input,
+    attribute,
+    expiry,
+    key,
+    user_key,
+)
 from loaders.codec import Item, format_instant, parse_date, parse_instant
 from loaders.rows import fields
 
 if TYPE_CHECKING:
     from typing import Self
 
+# The declaration's vocabulary (`loaders.attributes`) is re-exported: a row imports one module.
 __all__ = [
     "Attribute",
     "Field",
@@ -58,96 +69,6 @@ __all__ = [
     "record",
     "user_key",
 ]
-
-#: A check of one input value: (the field's path in the input, the value) -> the value kept.
-Check = Callable[[str, Any], Any]
-
-
-class _Required:
-    """The default of an input field that has none."""
-
-
-_MISSING: Any = _Required()
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Input:
-    """How a mutation's input gives the attribute: its description, its default (none:
-    required; a list defaults to empty with `()`), its check and, for a list, its bound."""
-
-    description: str
-    check: Check | None = None
-    default: Any = _MISSING
-    maximum: int | None = None
-    #: The value is an id (GraphQL `ID`).
-    identifier: bool = False
-    #: Listed before the others (after the key), where the input's order is not the row's.
-    first: bool = False
-
-    @property
-    def required(self) -> bool:
-        return self.default is _MISSING
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Attribute:
-    """One field's declaration (in the dataclass field's metadata)."""
-
-    #: The GraphQL field's description; None: not a field of the output type.
-    description: str | None
-    #: The stored name, when not the field's own.
-    stored: str | None = None
-    #: Read from the item's key (`user_id`, `month`): alone, or, when `stored` too, from
-    #: the attribute and else the key.
-    key: bool = False
-    #: A writer sets it to now (an instant) or today (a date, UTC).
-    clock: bool = False
-    #: The item's `ttl`, which a writer derives from the entity's TTL rule.
-    ttl: bool = False
-    #: Stored as NULL when None (the Go service's nil pointers), not left out.
-    keep_null: bool = False
-    input: Input | None = None
-    #: The value a writer always writes (a label), when it is one.
-    fixed: Any = None
-
-
-_ATTRIBUTE = "insight.attribute"
-
-
-def attribute(
-    description: str | None = None,
-    *,
-    stored: str | None = None,
-    clock: bool = False,
-    keep_null: bool = False,
-    input: Input | None = None,
-    fixed: Any = None,
-) -> Any:
-    """A stored attribute of the record."""
-    declared = Attribute(
-        description, stored, clock=clock, keep_null=keep_null, input=input, fixed=fixed
-    )
-    return dataclasses.field(metadata={_ATTRIBUTE: declared})
-
-
-def key(
-    description: str | None = None, *, input: Input | None = None, stored: str | None = None
-) -> Any:
-    """A value of the item's key (its partition's user, a month of the sort key); with
-    `stored`, also an attribute of that name, read first."""
-    declared = Attribute(description, stored, key=True, input=input)
-    return dataclasses.field(metadata={_ATTRIBUTE: declared})
-
-
-def user_key(input_description: str) -> Any:
-    """The user of the item's partition, given by the input's `userId`."""
-    checked = Input(input_description, check=validation.identifier, identifier=True)
-    return key(input=checked)
-
-
-def expiry() -> Any:
-    """The item's `ttl`, epoch seconds (SPEC section 1), never a GraphQL field."""
-    return dataclasses.field(metadata={_ATTRIBUTE: Attribute(None, ttl=True)})
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -262,18 +183,24 @@ class Record:
     @classmethod
     def from_item(cls, item: Mapping[str, Any]) -> Self:
         """The row of a python-value item (`loaders.codec.from_wire`)."""
+        return cls(**cls.decoded(item))
+
+    @classmethod
+    def decoded(cls, item: Mapping[str, Any]) -> dict[str, Any]:
+        """The row's values of an item, by field name (a record that reads a field by hand
+        adds it to these)."""
         declared = cls.entity()
         values = {name: decode(item) for name, decode in cls.__decoders__}
         for name, parse in cls.__keys__:
             if values.get(name) is None:
                 values[name] = parse(_key_value(declared, item, name))
-        return cls(**values)
+        return values
 
     def to_map(self) -> Item:
         """The stored attributes, absent ones left out (or NULL where kept)."""
         stored: Item = {}
         for field in self.__fields__:
-            if field.declared.key and field.declared.stored is None:
+            if (field.declared.key and field.declared.stored is None) or field.declared.by_hand:
                 continue
             value = _encode(field, getattr(self, field.name))
             if value is not None or field.declared.keep_null:
@@ -301,24 +228,27 @@ class Record:
         for field in cls.__fields__:
             declared = field.declared
             if declared.input is not None:
-                given = values.get(field.name, _MISSING)
-                value = declared.input.default if given is _MISSING else given
-                if value is _MISSING:
+                given = values.get(field.name, REQUIRED)
+                value = declared.input.default if given is REQUIRED else given
+                if value is REQUIRED:
                     raise TypeError(f"{cls.__name__}: the input gives no {field.name}")
                 row[field.name] = _checked(field, declared.input, value, now, path)
             elif declared.clock:
                 row[field.name] = now if field.kind is datetime else now.date()
             elif declared.ttl:
                 ttl_field = field.name
+                row[field.name] = None
             elif declared.fixed is not None:
                 row[field.name] = declared.fixed
             else:
                 row[field.name] = () if field.many else None
-        if ttl_field is not None:
-            rule = cls.entity().ttl
-            assert rule is not None, f"{cls.__name__} declares a ttl its entity has no rule for"
-            row[ttl_field] = rule.expires(row[rule.after])
-        return cls(**row).completed(now)
+        written = cls(**row).completed(now)
+        if ttl_field is None:
+            return written
+        rule = cls.entity().ttl
+        assert rule is not None, f"{cls.__name__} declares a ttl its entity has no rule for"
+        expires = rule.expires(getattr(written, rule.after))
+        return dataclasses.replace(written, **{ttl_field: expires})  # type: ignore[type-var]
 
     def completed(self, now: datetime) -> Self:
         """A written row after the rules that are no one attribute's (a default derived from
@@ -374,7 +304,7 @@ def record(cls: type[R]) -> type[R]:
             hints.update(get_type_hints(own, globalns=vars(sys.modules[declaring.__module__])))
     declared_fields = []
     for field in dataclasses.fields(made):  # type: ignore[arg-type]
-        declared = field.metadata.get(_ATTRIBUTE)
+        declared = field.metadata.get(ATTRIBUTE)
         if declared is None:
             raise TypeError(f"{made.__name__}.{field.name} is not declared with attribute()")
         kind, many, optional = _resolve(hints[field.name])
@@ -383,7 +313,8 @@ def record(cls: type[R]) -> type[R]:
     made.__decoders__ = tuple(
         (field.name, _decoder(field))
         for field in declared_fields
-        if not field.declared.key or field.declared.stored is not None
+        if (not field.declared.key or field.declared.stored is not None)
+        and not field.declared.by_hand
     )
     made.__keys__ = tuple(
         (field.name, _KEY_PARSERS.get(field.kind, str))

@@ -5,7 +5,6 @@ Each turns itself into its writer's command; the writer checks it (BAD_USER_INPU
 from __future__ import annotations
 
 import datetime as dt
-from decimal import Decimal
 
 import strawberry
 
@@ -13,13 +12,12 @@ from loaders.rows.alert import AlertRow
 from loaders.rows.balance import AccountBalance as AccountBalanceRow
 from loaders.rows.balance import BalanceRow
 from loaders.rows.feeder import LastPageRow, PaveLabelRow
+from loaders.rows.income_detection import DetectedTransaction, IncomeDetectionRunRow, MethodResult
 from loaders.rows.income_verification import IncomeVerificationRow
 from loaders.rows.payday import AlgorithmPrediction as AlgorithmPredictionRow
 from loaders.rows.payday import PaydayRow
-from loaders.writers.common import TransactionCommand
 from loaders.writers.floatme_capture import FloatMeV2CaptureCommand
-from loaders.writers.income_detection import IncomeDetectionRunCommand, MethodResultCommand
-from schema.declared import input_of
+from schema.declared import input_of, input_values
 
 
 @input_of(AlgorithmPredictionRow, description="One payday algorithm's full prediction.")
@@ -88,69 +86,25 @@ class RecordLastPageInput:
     pass
 
 
-@strawberry.input(description="A transaction a detection method or FloatMe V2 selected.")
+@input_of(
+    DetectedTransaction, description="A transaction a detection method or FloatMe V2 selected."
+)
 class TransactionInput:
-    transaction_id: str = strawberry.field(description="The transaction's id.")
-    name: str = strawberry.field(description="The transaction's name, as the bank shows it.")
-    amount: Decimal = strawberry.field(description="The transaction's amount, in dollars.")
-    date: dt.date = strawberry.field(description="The transaction's date.")
-
-    def to_command(self) -> TransactionCommand:
-        return TransactionCommand(
-            transaction_id=self.transaction_id, name=self.name, amount=self.amount, date=self.date
-        )
+    pass
 
 
-@strawberry.input(description="One detection method's results.")
+@input_of(MethodResult, description="One detection method's results.", nested=(TransactionInput,))
 class MethodResultInput:
-    method: str = strawberry.field(
-        description="The method's name, 1 to 32 lowercase letters or digits, unique in the run; "
-        "stored as `method_<method>_results`."
-    )
-    transactions: list[TransactionInput] = strawberry.field(
-        description="The transactions the method detected as income."
-    )
+    pass
 
 
-@strawberry.input(description="One income detection run. The gateway sets the TTL (7 days).")
+@input_of(
+    IncomeDetectionRunRow,
+    description="One income detection run. The gateway sets the TTL (7 days).",
+    nested=(MethodResultInput,),
+)
 class RecordIncomeDetectionRunInput:
-    user_id: strawberry.ID = strawberry.field(description="The user the run was for.")
-    method_results: list[MethodResultInput] = strawberry.field(
-        description="Each detection method's results, one entry per method."
-    )
-    run_date: dt.datetime | None = strawberry.field(
-        default=None, description="When the run happened (RFC 3339); default: now."
-    )
-    ml_enabled: bool = strawberry.field(
-        default=False, description="Whether the machine-learning method was enabled."
-    )
-    ml_results_used: bool = strawberry.field(
-        default=False, description="Whether the machine-learning method's results were used."
-    )
-    ml_prediction_id: str | None = strawberry.field(
-        default=None, description="The machine-learning prediction's id, if any."
-    )
-    ml_predictions: list[str] = strawberry.field(
-        default_factory=list, description="The transaction ids the model predicted as income."
-    )
-    ml_probabilities: list[Decimal] = strawberry.field(
-        default_factory=list, description="One per `mlPredictions` entry, from 0 to 1."
-    )
-
-    def to_command(self) -> IncomeDetectionRunCommand:
-        return IncomeDetectionRunCommand(
-            user_id=str(self.user_id),
-            method_results=tuple(
-                MethodResultCommand(r.method, tuple(t.to_command() for t in r.transactions))
-                for r in self.method_results
-            ),
-            run_date=self.run_date,
-            ml_enabled=self.ml_enabled,
-            ml_results_used=self.ml_results_used,
-            ml_prediction_id=self.ml_prediction_id,
-            ml_predictions=tuple(self.ml_predictions),
-            ml_probabilities=tuple(self.ml_probabilities),
-        )
+    pass
 
 
 @strawberry.input(description="The day's FloatMe V2 results for one user, to capture.")
@@ -168,7 +122,7 @@ class RecordFloatMeV2CaptureInput:
     def to_command(self) -> FloatMeV2CaptureCommand:
         return FloatMeV2CaptureCommand(
             user_id=str(self.user_id),
-            filtered_transactions=tuple(t.to_command() for t in self.filtered_transactions),
+            filtered_transactions=tuple(map(input_values, self.filtered_transactions)),
             predicted_payday=self.predicted_payday,
             frequency=self.frequency,
             date=self.date,

@@ -27,7 +27,7 @@ from loaders.rows.income_detection import IncomeDetectionRunRow
 from loaders.rows.income_verification import IncomeVerificationRow
 from loaders.rows.payday import PaydayRow
 from loaders.transactions import Writes
-from loaders.writers import feeder, floatme_capture, income_detection, payday
+from loaders.writers import feeder, floatme_capture, payday
 from loaders.writers.common import put_written
 from schema.context import Info
 from schema.declared import input_values
@@ -225,16 +225,17 @@ class Mutation:
         return row
 
     @strawberry.mutation(
-        description="Stores one income detection run (a `site-incomedetection` row, kept 7 days)."
+        description="Stores one income detection run (a `site-incomedetection` row, kept 7 days).",
+        graphql_type=IncomeDetectionRun | None,
     )
     async def record_income_detection_run(
         self, info: Info, input: IncomeDetectionRunArgument
-    ) -> IncomeDetectionRun | None:
+    ) -> IncomeDetectionRunRow | None:
         require_writer(info)
-        command, now = input.to_command(), info.context.now
+        values, now = input_values(input), info.context.now
 
         async def stage(writes: Writes) -> IncomeDetectionRunRow:
-            return income_detection.record_income_detection_run(writes, command, now)
+            return put_written(writes, IncomeDetectionRunRow, values, now)
 
         row = await writes_of(info).run(str(info.path.key), stage)
         remember(
@@ -242,7 +243,7 @@ class Mutation:
             INCOME_DETECTION_RUN.key(user_id=row.user_id, run_date=row.run_date),
             row.to_item(),
         )
-        return IncomeDetectionRun.from_row(row)
+        return row
 
     @strawberry.mutation(
         description="Writes the day's `FM_PAYDAY_FILTERED_TXNS` and "
