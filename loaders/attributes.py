@@ -60,6 +60,8 @@ class Attribute:
     description: str | None
     #: The stored name, when not the field's own.
     stored: str | None = None
+    #: The GraphQL name, when not the camelCase of the field's own.
+    name: str | None = None
     #: Read from the item's key (`user_id`, `month`): alone, or, when `stored` too, from
     #: the attribute and else the key.
     key: bool = False
@@ -90,11 +92,13 @@ def attribute(
     input: Input | None = None,
     fixed: Any = None,
     by_hand: bool = False,
+    name: str | None = None,
 ) -> Any:
     """A stored attribute of the record."""
     declared = Attribute(
         description,
         stored,
+        name,
         clock=clock,
         keep_null=keep_null,
         input=input,

@@ -89,6 +89,8 @@ class Field:
     @property
     def graphql_name(self) -> str:
         """The camelCase of its name (SPEC section 3), as strawberry names it."""
+        if self.declared.name is not None:
+            return self.declared.name
         head, *rest = self.name.split("_")
         return head + "".join(word[:1].upper() + word[1:] for word in rest)
 

@@ -80,7 +80,7 @@ def output(
             (
                 field,
                 _graphql_type(field, types, optional=field.optional),
-                strawberry.field(description=field.declared.description),
+                strawberry.field(description=field.declared.description, name=field.declared.name),
             )
             for field in record.declared_fields()
             if field.declared.description is not None
