@@ -212,9 +212,10 @@ class Record:
     def to_item(self) -> Item:
         declared = self.entity()
         key = declared.key(**{name: getattr(self, name) for name, _ in self.__keys__})
-        item: Item = {"PK": key.pk}
-        if key.sk is not None:
-            item["SK"] = key.sk
+        partition, sort = declared.table.key_names
+        item: Item = {partition: key.pk}
+        if sort is not None:
+            item[sort] = key.sk
         if self.TYPE is not None:
             item["type"] = self.TYPE
         item.update(self.to_map())
@@ -283,11 +284,12 @@ def _checked(field: Field, declared: Input, value: Any, now: datetime, path: str
 
 
 def _key_value(declared: Any, item: Mapping[str, Any], name: str) -> Any:
+    partition, sort = declared.table.key_names
     if name == declared.user:
-        return declared.user_of(item["PK"])
+        return declared.user_of(item[partition])
     if name in declared.pk.names:
-        return declared.pk.value(item["PK"], name)
-    return declared.sk_value(item["SK"], name)
+        return declared.pk.value(item[partition], name)
+    return declared.sk_value(item[sort], name)
 
 
 R = TypeVar("R", bound=Record)

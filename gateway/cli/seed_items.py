@@ -32,6 +32,7 @@ from loaders.entities import (
 )
 from loaders.rows.alert import AlertRow
 from loaders.rows.balance import AccountBalance, BalanceRow
+from loaders.rows.balance_settings import BalanceSettingsRow
 from loaders.rows.feeder import REFRESH_INSIGHTS, LastPageRow, PaveLabelRow
 from loaders.rows.income import IncomeRow
 from loaders.rows.income_detection import IncomeDetectionRunRow, MethodResult
@@ -251,4 +252,4 @@ class SeedItems:
         )
 
     def low_balance_alert(self, user_id: str, threshold: Decimal | None) -> None:
-        self._add(BALANCE_SETTINGS, {"user_id": user_id, "low_balance_alert": threshold})
+        self._add(BALANCE_SETTINGS, BalanceSettingsRow(user_id, threshold).to_item())
