@@ -1,6 +1,7 @@
-"""The mutations' input types: `userId` and the camelCase of the attributes each writes.
-
-Each turns itself into its writer's command; the writer checks it (BAD_USER_INPUT)."""
+"""The mutations' input types: `userId` and the camelCase of the attributes each writes,
+derived from the rows' declarations (`schema.declared.input_of`); a mutation passes its
+input's values to the row's `written`, which checks them (BAD_USER_INPUT). The FloatMe
+capture, no entity's row, keeps a hand-written input and command."""
 
 from __future__ import annotations
 

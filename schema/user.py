@@ -53,7 +53,7 @@ Limit: TypeAlias = Annotated[
 )
 class User:
     """Each field answers with rows, which complete as the field's type (`schema.<entity>`
-    types read the same attributes), at once when the request's reads are known (a warm
+    types are derived from the rows' declarations, `schema.declared`), at once when the request's reads are known (a warm
     cache) and after the request's one wait otherwise (`loaders.answers`)."""
 
     id: strawberry.ID = strawberry.field(
