@@ -23,13 +23,12 @@ from graphql import (
     DangerousChangeType,
     GraphQLInputObjectType,
     GraphQLInterfaceType,
-    GraphQLNonNull,
     GraphQLObjectType,
     GraphQLSchema,
     SafeChange,
-    Undefined,
     find_schema_changes,
     get_named_type,
+    is_required_argument,
 )
 
 RELEASED = Path(__file__).resolve().parents[2] / "schema" / "released"
@@ -125,9 +124,7 @@ def _required(schema: GraphQLSchema, type_name: str, field_name: str, arg_name: 
         return False
     field = named.fields.get(field_name)
     arg = field.args.get(arg_name) if field else None
-    if arg is None:
-        return False
-    return isinstance(arg.type, GraphQLNonNull) and arg.default_value is Undefined
+    return arg is not None and is_required_argument(arg)
 
 
 def _inputs_of_type(schema: GraphQLSchema, input_type: str) -> list[str]:

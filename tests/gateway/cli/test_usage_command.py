@@ -3,31 +3,20 @@ read them, from a running gateway's /metrics."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
-from datetime import timedelta
 from pathlib import Path
 
-import httpx
 import pytest
 
-from gateway.app import create_app
-from gateway.auth.tokens import mint_token
 from gateway.cli.main import main, schema_sdl
 from gateway.settings import Settings
-from schema.clock import FixedClock
-from schema.principal import DASHBOARD
-from tests.conftest import NOW
-from tests.live_server import serve_in_thread
+from tests.gateway.cli.field_clients import send, served_gateway
 from tests.prometheus_server import PrometheusServer
-
-SECRET = "usage-command-secret-0123456789abcdef"
 
 
 @pytest.fixture
 def gateway_url(settings: Settings) -> Iterator[str]:
-    app = create_app(dataclasses.replace(settings, auth_hs256_secret=SECRET), clock=FixedClock(NOW))
-    with serve_in_thread(app) as base_url:
+    with served_gateway(settings) as base_url:
         yield base_url
 
 
@@ -45,17 +34,6 @@ def deprecating_schema(tmp_path: Path) -> Path:
     path = tmp_path / "next.graphql"
     path.write_text(head + user + sdl)
     return path
-
-
-def send(url: str, query: str, client: dict[str, str]) -> None:
-    token = mint_token(SECRET, "dash-1", [DASHBOARD], timedelta(hours=1), FixedClock(NOW))
-    answer = httpx.post(
-        f"{url}/graphql",
-        json={"query": query},
-        headers={"Authorization": f"Bearer {token}", **client},
-        timeout=30,
-    )
-    assert answer.status_code == 200, answer.text
 
 
 def test_usage_lists_each_deprecated_coordinate_with_its_readers(
