@@ -129,7 +129,7 @@ def _required(schema: GraphQLSchema, type_name: str, field_name: str, arg_name: 
 
 def _inputs_of_type(schema: GraphQLSchema, input_type: str) -> list[str]:
     """The coordinates of `schema` whose value is of the input type `input_type`."""
-    found = []
+    found: list[str] = []
     for type_name, named in schema.type_map.items():
         if isinstance(named, GraphQLObjectType | GraphQLInterfaceType):
             for field_name, field in named.fields.items():
