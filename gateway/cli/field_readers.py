@@ -82,7 +82,7 @@ def window_argument(text: str) -> str:
 
 def count_text(operations: float) -> str:
     """An operation count as printed: whole, or to a tenth (increase() extrapolates)."""
-    return f"{round(operations, 1):g}"
+    return f"{operations:,.1f}".removesuffix(".0")
 
 
 def read_usage(source: str, *, window: str | None = None) -> Usage:
