@@ -342,6 +342,8 @@ def test_what_it_refuses_and_what_it_cannot_read(
     assert "--threshold needs the operations served" in capsys.readouterr().err
     assert main([*base, "--prometheus", "http://127.0.0.1:9/"]) == 3
     assert "did not answer" in capsys.readouterr().err
+    assert main(["schema", "--federation", "check", *metrics]) == 2
+    assert "--federation only prints" in capsys.readouterr().err
     for bad in (["--threshold", "101"], ["--window", "a month"], []):
         with pytest.raises(SystemExit) as refused:
             main([*base, *(metrics if bad else []), *bad])

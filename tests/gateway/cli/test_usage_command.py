@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from gateway.cli.main import main, schema_sdl
@@ -46,15 +47,22 @@ def test_usage_lists_each_deprecated_coordinate_with_its_readers(
     send(gateway_url, '{ user(id: "u-1") { savingsMonths { month } } }', ios)
 
     code = main(["usage", f"{gateway_url}/metrics", "--schema", str(deprecating_schema)])
+    printed = capsys.readouterr().out
+    saved = deprecating_schema.with_name("metrics.txt")
+    saved.write_text(httpx.get(f"{gateway_url}/metrics", timeout=30).text)
+    from_file = main(["usage", str(saved), "--schema", str(deprecating_schema)])
 
     assert code == 1
-    assert capsys.readouterr().out == (
+    assert printed == (
         "User.alert  (deprecated: use lowBalanceAlert)\n"
         "    ios 7.1: 3 operations\n"
         "    unknown: 1 operations\n"
         "User.savingsMonths(months:)  (deprecated: always 3)\n"
         "    no reader seen\n"
     )
+    # A saved copy of /metrics reads the same.
+    assert from_file == 1
+    assert capsys.readouterr().out == printed
 
 
 def test_usage_is_quiet_when_no_deprecated_coordinate_is_read(
