@@ -8,6 +8,7 @@ from graphql import build_schema
 
 from gateway.cli.field_readers import Reader, Usage
 from gateway.cli.schema_changes import schema_changes
+from gateway.cli.schema_check import check
 
 OLD = """
 type Query {
@@ -98,3 +99,14 @@ def test_readers_of_several_coordinates_add_up_per_client_and_version() -> None:
 
     assert usage.of(["Legacy.", "Query.legacy"]) == [Reader("ios", "7.1", 6), Reader("web", "", 1)]
     assert usage.of(["Query.items"]) == []
+
+
+def test_a_dangerous_change_is_safe_but_names_its_readers() -> None:
+    new = OLD.replace("order: Order = ASC", "order: Order = DESC")
+    usage = Usage({"Query.items": [Reader("web", "2.0", 4)]}, operations=8)
+
+    (changed,) = check(build_schema(OLD), build_schema(new), usage, threshold=100)
+
+    assert (changed.change.kind, changed.verdict, changed.allowed) == ("dangerous", "safe", None)
+    assert changed.readers == [Reader("web", "2.0", 4)]
+    assert changed.share == 0.5
