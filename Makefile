@@ -82,7 +82,14 @@ serve: $(STAMP)
 	$(BIN)/python -m gateway.http.graphiql_assets --optional
 	$(BIN)/insight-gateway serve --embedded --port $(PORT)
 
-test: lint docs-check pytest
+# What the machine lacks for a target (support/bootstrap): installed as root on Debian, else
+# named in one line with the command that installs it. Runs first, before anything is built.
+BOOTSTRAPS := bootstrap-test bootstrap-bench bootstrap-load bootstrap-image
+.PHONY: $(BOOTSTRAPS)
+$(BOOTSTRAPS):
+	support/bootstrap $(@:bootstrap-%=%)
+
+test: bootstrap-test lint docs-check pytest
 
 # The documentation site (mkdocs.yml, docs/). docs-check builds it with --strict into a
 # throwaway folder, so a broken link or a missing page fails `make test`; `make docs` writes the
@@ -108,7 +115,7 @@ pytest: $(STAMP) graphiql-assets $(DYNALITE) $(FEDERATION) $(CLIENTS) $(WS_CLIEN
 # The performance benchmark (bench/): dynalite from npm, the gateway under uvicorn, one table;
 # then the mutations' rows over moto's server (`python -m bench writes` runs them alone), and
 # the gateway beside the Node peer (`python -m bench peer`).
-bench: $(STAMP) $(DYNALITE) $(APOLLO_PEER)
+bench: bootstrap-bench $(STAMP) $(DYNALITE) $(APOLLO_PEER)
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench peer
 	$(BIN)/python -m bench completion
@@ -119,7 +126,7 @@ bench: $(STAMP) $(DYNALITE) $(APOLLO_PEER)
 # (`python -m bench.load writes` runs the last alone). Minutes long, so not part of
 # `make test` (tests/deploy smokes it).
 .PHONY: load
-load: $(STAMP) $(DYNALITE)
+load: bootstrap-load $(STAMP) $(DYNALITE)
 	$(BIN)/python -m bench.load
 
 # The compiled execution path against graphql-core's, on thousands of generated selections
@@ -134,7 +141,7 @@ fuzz: $(STAMP) $(DYNALITE)
 # mirror, as insight-gateway:local, saved to build/insight-gateway.tar (image/, docs/operations.md
 # "The image"). Cached: bases by recipe, layers by podman. The image tests run it (make test).
 .PHONY: image
-image:
+image: bootstrap-image
 	image/build
 
 clean:
