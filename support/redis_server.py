@@ -1,5 +1,5 @@
 """Debian's `redis-server` on a free 127.0.0.1 port, with no persistence, for the budget
-tests (`.ci/run` installs the package when it is missing). It can be stopped and started
+tests (`make test` installs the package when it is missing). It can be stopped and started
 again on the same port, as a Redis that goes away and comes back."""
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ PODMAN = ROOT / "image" / "podman"
 BUILD = ROOT / "image" / "build"
 BUILD_LOG = ROOT / "build" / "image" / "build.log"
 IMAGE = "localhost/insight-gateway:local"
-#: What `make image` needs on the machine (`.ci/run` installs them).
+#: What `make image` needs on the machine (`make test` installs them: support/bootstrap).
 TOOLS = ("podman", "buildah", "mmdebstrap", "runc")
 
 

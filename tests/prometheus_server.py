@@ -1,6 +1,6 @@
 """Debian's `prometheus` on a free 127.0.0.1 port, scraping its targets every second into a
 temporary TSDB, with rule files if given: for the `insight-gateway usage` test of its query-API
-path and for the live test of the rules and the dashboard (`.ci/run` installs the package when
+path and for the live test of the rules and the dashboard (`make test` installs the package when
 it is missing)."""
 
 from __future__ import annotations

@@ -230,3 +230,18 @@ def test_the_attribute_the_entities_section_follows_is_declared_as_shown() -> No
 
     assert "total_available" in shown
     assert shown in (ROOT / "loaders" / "rows" / "balance.py").read_text()
+
+
+def test_every_command_shown_runs_as_pasted_in_a_fresh_shell_in_the_checkout() -> None:
+    """A fresh shell has no `.venv/bin` on its PATH: the command a page shows to run is
+    `.venv/bin/insight-gateway …` (or a make target). The reference table of docs/operations.md
+    gives the command's own syntax, and says where it is."""
+    bare = re.compile(r"(?:^|`)insight-gateway [a-z-]", re.M)
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    shown = {
+        f"{page.name}: {line.strip()}"
+        for page in pages
+        for line in page.read_text().splitlines()
+        if bare.search(line) and not line.startswith("| `insight-gateway")
+    }
+    assert shown == set()

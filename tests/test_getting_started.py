@@ -31,6 +31,7 @@ from typing import IO, Any
 import httpx
 
 from support.metrics_text import samples, series, value
+from support.processes import free_port
 from tests.gateway.cli.serving import clean_env, serve
 from tests.ws_clients.node_client import FOLDER as WS_CLIENTS
 from tests.ws_clients.node_client import require_node
@@ -168,9 +169,10 @@ def node() -> list[str]:
     return [found] if built_in else [found, "--experimental-websocket", "--no-warnings"]
 
 
-def subscribe_script(body: str, scratch: Path, port: str) -> str:
+def subscribe_script(body: str, scratch: Path) -> str:
     """The page's step with its scratch folder in the test's, and the packages it installs
-    taken from tests/ws_clients (the same major versions)."""
+    taken from tests/ws_clients (the same major versions). Its address is left as the page
+    has it: a run elsewhere than port 8000 gives `PORT`, as the page says."""
     installed = INSTALL.search(body)
     assert installed is not None, "the step installs graphql-ws and ws"
     locked = json.loads((WS_CLIENTS / "package.json").read_text())["dependencies"]
@@ -179,8 +181,8 @@ def subscribe_script(body: str, scratch: Path, port: str) -> str:
     scratch.mkdir()
     (scratch / "node_modules").symlink_to(WS_CLIENTS / "node_modules")
     assert SCRATCH in body
-    script = INSTALL.sub("", body).replace(SCRATCH, str(scratch))
-    return script.replace("127.0.0.1:8000", f"127.0.0.1:{port}")
+    assert "127.0.0.1:8000" not in body, "the script's port comes from PORT (the page says so)"
+    return INSTALL.sub("", body).replace(SCRATCH, str(scratch))
 
 
 def websocat_messages(body: str, token: str) -> tuple[str, list[dict[str, Any]]]:
@@ -209,8 +211,10 @@ def test_every_step_answers_as_the_page_shows(tmp_path: Path) -> None:
     (tmp_path / ".venv").symlink_to(Path(sys.executable).parents[1])
     require_node()
     with serve(tmp_path, "--embedded") as served, ExitStack() as sockets:
-        env = clean_env(**served.tokens)
         port = served.url.rsplit(":", 1)[1]
+        assert port != "8000", "the steps are run on another port than the page's"
+        # PORT as the page says for step 6's script when `make serve` was given another port.
+        env = clean_env(**served.tokens, PORT=port)
         ws_url = PAGE_WS.replace("8000", port)
         token = served.tokens["TOKEN"]
         wait_until_reading(served.url)
@@ -237,7 +241,7 @@ def test_every_step_answers_as_the_page_shows(tmp_path: Path) -> None:
                 answer = run_step(script, env, tmp_path)
             elif kind == "sh" and SUBSCRIBE in body:
                 subscribe_body = body
-                script = subscribe_script(body, tmp_path / "insight-subscribe", port)
+                script = subscribe_script(body, tmp_path / "insight-subscribe")
                 command = ["bash", "-euo", "pipefail", "-c", script]
                 subscription = sockets.enter_context(printing(command, cwd=tmp_path, env=env))
             elif kind == "sh" and body.startswith("websocat"):
@@ -252,7 +256,7 @@ def test_every_step_answers_as_the_page_shows(tmp_path: Path) -> None:
                 assert first["payload"]["data"]["viewerChanged"]["id"] == "demo-ada"
         if answer is not None:
             assert json.loads(answer)["data"], answer
-        refused = run_without_token(subscribe_body, env, tmp_path, port)
+        refused = run_step_6(subscribe_body, without_token(env), tmp_path / "no-token")
     # The initial state, and the user as it reads after the page's mutation.
     assert events == 2
     assert refused.returncode == 1, refused
@@ -261,19 +265,33 @@ def test_every_step_answers_as_the_page_shows(tmp_path: Path) -> None:
     assert re.fullmatch(r"closed 4401: Unauthorized: .+", line), line
 
 
-def run_without_token(
-    body: str, env: dict[str, str], checkout: Path, port: str
-) -> subprocess.CompletedProcess[str]:
-    """Step 6's script in a terminal where `$TOKEN` was never pasted."""
-    script = subscribe_script(body, checkout / "insight-subscribe-no-token", port)
+def without_token(env: dict[str, str]) -> dict[str, str]:
+    """A terminal where `$TOKEN` was never pasted."""
+    return {name: text for name, text in env.items() if name != "TOKEN"}
+
+
+def run_step_6(body: str, env: dict[str, str], scratch: Path) -> subprocess.CompletedProcess[str]:
+    """Step 6's script run to its end in a terminal holding `env`."""
     return subprocess.run(
-        ["bash", "-euo", "pipefail", "-c", script],
-        cwd=checkout,
-        env={name: text for name, text in env.items() if name != "TOKEN"},
+        ["bash", "-euo", "pipefail", "-c", subscribe_script(body, scratch)],
+        cwd=scratch.parent,
+        env=env,
         capture_output=True,
         text=True,
         timeout=60,
     )
+
+
+def test_step_6_with_no_gateway_says_so_in_one_line(tmp_path: Path) -> None:
+    require_node()
+    body = next(body for kind, body in blocks() if kind == "sh" and SUBSCRIBE in body)
+    nobody = str(free_port())
+    refused = run_step_6(body, clean_env(TOKEN="t", PORT=nobody), tmp_path / "nobody")
+    assert refused.returncode == 1, refused
+    assert refused.stdout == ""
+    [line] = refused.stderr.splitlines()
+    address = f"ws://127.0.0.1:{nobody}/graphql"
+    assert line == f"cannot connect to {address}: connect ECONNREFUSED 127.0.0.1:{nobody}"
 
 
 def run_step(script: str, env: dict[str, str], checkout: Path) -> str:

@@ -274,7 +274,7 @@ def topology(
     `settings`: more of the replicas' environment."""
     nginx_binary = shutil.which("nginx") or "/usr/sbin/nginx"
     if not Path(nginx_binary).exists():
-        raise RuntimeError("nginx is not installed: apt-get install nginx (.ci/run does)")
+        raise RuntimeError("nginx is not installed: apt-get install nginx (make load does)")
     workdir.mkdir(parents=True, exist_ok=True)
     with ExitStack() as stack:
         dynamodb = backend()

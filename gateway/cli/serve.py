@@ -236,7 +236,8 @@ def _shown(path: Path) -> str:
 def _print_tokens(tokens: dict[str, str], origin: str) -> None:
     days = DEMO_LIFETIME.days
     print(f"Tokens for {days} days, signed with {origin};")
-    print("`insight-gateway token` run in this checkout signs with it too. Paste into a shell:")
+    print("`.venv/bin/insight-gateway token` run in this checkout signs with it too.")
+    print("Paste into a shell:")
     for demo in DEMO_TOKENS:
         print(f"# {demo.sub}, {demo.what}")
         print(f"export {demo.variable}={tokens[demo.variable]}")

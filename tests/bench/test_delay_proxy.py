@@ -8,25 +8,28 @@ import time
 from bench.delay_proxy import serve
 from bench.processes import free_port
 
-#: The proxy's delay, and the upstream's pause between the two parts of its answer. Delayed
-#: once, an answer comes DELAY + GAP after the request; a delay per part would make it at least
-#: 2 * DELAY: the bound between the two leaves a loaded machine almost half a second.
-DELAY = 0.5
-GAP = 0.02
+#: The proxy's delay, and the upstream's pause between the parts of its answer. Delayed once,
+#: an answer comes DELAY + (PARTS - 1) * GAP = 0.32 s after the request; a delay per part
+#: would make it at least PARTS * DELAY = 2 s. The bound, 4x the first, stays below the second.
+DELAY = 0.25
+GAP = 0.01
+PARTS = 8
+ANSWER = b"".join(b"part %d;" % n for n in range(PARTS))
+ONCE = DELAY + (PARTS - 1) * GAP
 
 
-async def _answer_in_two_parts(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+async def _answer_in_parts(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     while await reader.read(1024):
-        writer.write(b"first half ")
-        await writer.drain()
-        await asyncio.sleep(GAP)
-        writer.write(b"second half")
-        await writer.drain()
+        for n in range(PARTS):
+            if n:
+                await asyncio.sleep(GAP)
+            writer.write(b"part %d;" % n)
+            await writer.drain()
     writer.close()
 
 
 async def test_each_answer_is_late_by_the_delay_once() -> None:
-    upstream = await asyncio.start_server(_answer_in_two_parts, "127.0.0.1", 0)
+    upstream = await asyncio.start_server(_answer_in_parts, "127.0.0.1", 0)
     upstream_port = upstream.sockets[0].getsockname()[1]
     proxy_port = free_port()
     proxy = asyncio.create_task(serve(proxy_port, upstream_port, DELAY))
@@ -41,11 +44,11 @@ async def test_each_answer_is_late_by_the_delay_once() -> None:
             started = time.monotonic()
             writer.write(b"request")
             answer = b""
-            while len(answer) < len(b"first half second half"):
+            while len(answer) < len(ANSWER):
                 answer += await reader.read(1024)
             elapsed = time.monotonic() - started
-            assert answer == b"first half second half"
-            assert DELAY <= elapsed < 2 * DELAY
+            assert answer == ANSWER
+            assert DELAY <= elapsed < 4 * ONCE < PARTS * DELAY
         writer.close()
     finally:
         proxy.cancel()

@@ -83,7 +83,7 @@ def test_the_layout_holds() -> None:
 
 def test_every_query_is_valid_promql(tmp_path: Path) -> None:
     """promtool checks each query as a recording rule's expression (it parses it, offline)."""
-    promtool = require("promtool", "Debian's prometheus package; .ci/run installs it")
+    promtool = require("promtool", "Debian's prometheus package; make test installs it")
     found = queries(load(), VALUES)
     rules = {
         "groups": [

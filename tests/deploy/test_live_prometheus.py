@@ -177,7 +177,7 @@ def seeded(settings: Settings) -> Settings:
 async def test_every_rule_alert_and_panel_evaluates_on_prometheus_scraping_the_gateway(
     seeded: Settings, dynamo: Dynamo, clock: FixedClock
 ) -> None:
-    require("prometheus", "Debian's prometheus package; .ci/run installs it")
+    require("prometheus", "Debian's prometheus package; make test installs it")
     await seed_demo(dynamo, clock.now(), seeded)
     dashboard = load()
     rule_groups = yaml.safe_load(RULES.read_text())["groups"]

@@ -23,7 +23,7 @@ from bench.load.workload import USERS, seed, tokens
 
 pytestmark = pytest.mark.skipif(
     shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists(),
-    reason="Debian's nginx is not installed (apt-get install nginx; .ci/run does)",
+    reason="Debian's nginx is not installed (apt-get install nginx; make test does)",
 )
 
 SUBSCRIPTIONS = 40

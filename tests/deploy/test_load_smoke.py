@@ -17,7 +17,7 @@ from bench.load.workload import CLASSES, MUTATION, jobs, lost_writes, seed, toke
 
 pytestmark = pytest.mark.skipif(
     shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists(),
-    reason="Debian's nginx is not installed (apt-get install nginx; .ci/run does)",
+    reason="Debian's nginx is not installed (apt-get install nginx; make test does)",
 )
 
 REQUESTS = 240

@@ -24,7 +24,7 @@ from bench.load.writes import (
 
 pytestmark = pytest.mark.skipif(
     shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists(),
-    reason="Debian's nginx is not installed (apt-get install nginx; .ci/run does)",
+    reason="Debian's nginx is not installed (apt-get install nginx; make test does)",
 )
 
 WRITES = 5 * len(KINDS)

@@ -30,7 +30,7 @@ def alerts() -> list[dict[str, Any]]:
 
 
 def promtool(*args: str) -> subprocess.CompletedProcess[str]:
-    path = require("promtool", "Debian's prometheus package; .ci/run installs it")
+    path = require("promtool", "Debian's prometheus package; make test installs it")
     return subprocess.run(
         [path, *args], cwd=RULES.parent, capture_output=True, text=True, timeout=120
     )
@@ -58,7 +58,7 @@ def test_promtool_unit_tests_can_fail(tmp_path: Path) -> None:
         )
     )
     (tmp_path / UNIT_TESTS.name).write_text(UNIT_TESTS.read_text())
-    path = require("promtool", "Debian's prometheus package; .ci/run installs it")
+    path = require("promtool", "Debian's prometheus package; make test installs it")
     done = subprocess.run(
         [path, "test", "rules", UNIT_TESTS.name],
         cwd=tmp_path,

@@ -1,5 +1,5 @@
 """The deploy tests' outside tools (kubectl, promtool, prometheus): a missing one skips its
-tests locally, saying why, and fails them in CI (`.ci/run` installs them)."""
+tests locally, saying why, and fails them in CI (`make test` installs them: support/bootstrap)."""
 
 from __future__ import annotations
 

