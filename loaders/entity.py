@@ -275,5 +275,5 @@ def entity(
         collection=collection,
     )
     if record is not None:
-        record.__entity__ = declared
+        record.bind(declared)
     return declared

@@ -127,19 +127,19 @@ _LIST_DECODERS: dict[type, Callable[[Mapping[str, Any], str], Any]] = {
 _KEY_PARSERS: dict[type, Callable[[str], Any]] = {date: parse_date, datetime: parse_instant}
 
 
-def _decoder(field: Field) -> Callable[[Mapping[str, Any]], Any]:
-    stored, nested = field.stored, field.nested
+def _decoder(field: Field) -> Callable[[Mapping[str, Any], str], Any]:
+    """The field's reader: (item, stored name) -> value."""
+    nested = field.nested
     if nested is not None and field.many:
-        return lambda item: tuple(nested.from_map(m) for m in fields.items(item, stored))
+        return lambda item, stored: tuple(map(nested.from_map, fields.items(item, stored)))
     if nested is not None:
 
-        def one(item: Mapping[str, Any]) -> Any:
+        def one(item: Mapping[str, Any], stored: str) -> Any:
             value = fields.mapping(item, stored)
             return nested.from_map(value) if value is not None else None
 
         return one
-    read = (_LIST_DECODERS if field.many else _DECODERS)[field.kind]
-    return lambda item: read(item, stored)
+    return (_LIST_DECODERS if field.many else _DECODERS)[field.kind]
 
 
 def _encode(field: Field, value: Any) -> Any:
@@ -170,8 +170,22 @@ class Record:
     #: `Entity`, which imports this module).
     __entity__: ClassVar[Any] = None
     __fields__: ClassVar[tuple[Field, ...]] = ()
-    __decoders__: ClassVar[tuple[tuple[str, Callable[[Mapping[str, Any]], Any]], ...]] = ()
-    __keys__: ClassVar[tuple[tuple[str, Callable[[str], Any]], ...]] = ()
+    __decoders__: ClassVar[
+        tuple[tuple[str, Callable[[Mapping[str, Any], str], Any], str], ...]
+    ] = ()
+    __keys__: ClassVar[tuple[str, ...]] = ()
+    #: Per key field, its value of an item (set by `bind`, once the entity is known).
+    __key_readers__: ClassVar[tuple[tuple[str, Callable[[Mapping[str, Any]], Any]], ...]] = ()
+
+    @classmethod
+    def bind(cls, declared: Any) -> None:
+        """Make the record the row of the entity `declared` (an `Entity`)."""
+        cls.__entity__ = declared
+        cls.__key_readers__ = tuple(
+            (field.name, _key_reader(declared, field))
+            for field in cls.__fields__
+            if field.declared.key
+        )
 
     @classmethod
     def declared_fields(cls) -> tuple[Field, ...]:
@@ -180,7 +194,7 @@ class Record:
     @classmethod
     def from_map(cls, value: Mapping[str, Any]) -> Self:
         """The record of a stored Map (or an item's attributes, its key aside)."""
-        return cls(**{name: decode(value) for name, decode in cls.__decoders__})
+        return cls(**{name: read(value, stored) for name, read, stored in cls.__decoders__})
 
     @classmethod
     def from_item(cls, item: Mapping[str, Any]) -> Self:
@@ -191,11 +205,10 @@ class Record:
     def decoded(cls, item: Mapping[str, Any]) -> dict[str, Any]:
         """The row's values of an item, by field name (a record that reads a field by hand
         adds it to these)."""
-        declared = cls.entity()
-        values = {name: decode(item) for name, decode in cls.__decoders__}
-        for name, parse in cls.__keys__:
+        values = {name: read(item, stored) for name, read, stored in cls.__decoders__}
+        for name, key_value in cls.__key_readers__:
             if values.get(name) is None:
-                values[name] = parse(_key_value(declared, item, name))
+                values[name] = key_value(item)
         return values
 
     def to_map(self) -> Item:
@@ -211,7 +224,7 @@ class Record:
 
     def to_item(self) -> Item:
         declared = self.entity()
-        key = declared.key(**{name: getattr(self, name) for name, _ in self.__keys__})
+        key = declared.key(**{name: getattr(self, name) for name in self.__keys__})
         partition, sort = declared.table.key_names
         item: Item = {partition: key.pk}
         if sort is not None:
@@ -283,13 +296,18 @@ def _checked(field: Field, declared: Input, value: Any, now: datetime, path: str
     return declared.check(name, value) if declared.check is not None else value
 
 
-def _key_value(declared: Any, item: Mapping[str, Any], name: str) -> Any:
+def _key_reader(declared: Any, field: Field) -> Callable[[Mapping[str, Any]], Any]:
+    """A key field's value of an item, parsed as its type (a key's text holds dates and
+    instants as stored; every dated key value is in a sort key)."""
     partition, sort = declared.table.key_names
+    name, parse = field.name, _KEY_PARSERS.get(field.kind)
+    if parse is not None:
+        return lambda item: parse(declared.sk_value(item[sort], name))
     if name == declared.user:
-        return declared.user_of(item[partition])
+        return lambda item: declared.user_of(item[partition])
     if name in declared.pk.names:
-        return declared.pk.value(item[partition], name)
-    return declared.sk_value(item[sort], name)
+        return lambda item: declared.pk.value(item[partition], name)
+    return lambda item: declared.sk_value(item[sort], name)
 
 
 R = TypeVar("R", bound=Record)
@@ -315,14 +333,10 @@ def record(cls: type[R]) -> type[R]:
         declared_fields.append(Field(field.name, declared, kind, many, optional))
     made.__fields__ = tuple(declared_fields)
     made.__decoders__ = tuple(
-        (field.name, _decoder(field))
+        (field.name, _decoder(field), field.stored)
         for field in declared_fields
         if (not field.declared.key or field.declared.stored is not None)
         and not field.declared.by_hand
     )
-    made.__keys__ = tuple(
-        (field.name, _KEY_PARSERS.get(field.kind, str))
-        for field in declared_fields
-        if field.declared.key
-    )
+    made.__keys__ = tuple(field.name for field in declared_fields if field.declared.key)
     return made
