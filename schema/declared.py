@@ -38,9 +38,11 @@ _SCALARS: dict[type, Any] = {
 }
 
 
-def _graphql_type(field: Field, nested: Mapping[type, Any], *, optional: bool) -> Any:
+def _graphql_type(
+    field: Field, nested: Mapping[type, Any], *, optional: bool, identifier: bool = False
+) -> Any:
     kind: Any = nested[field.kind] if field.nested is not None else _SCALARS[field.kind]
-    if field.declared.input is not None and field.declared.input.identifier and not field.many:
+    if identifier and not field.many:
         kind = strawberry.ID
     if field.many:
         kind = list[kind]
@@ -94,7 +96,8 @@ def input_of(
     record: type[Record], *, description: str, nested: Sequence[type] = ()
 ) -> Callable[[type[T]], type[T]]:
     """The class as the strawberry input of `record`'s attributes a writer takes: the
-    required ones first, then those with a default, each in their declared order."""
+    required ones first, then those with a default; in each, the key's values, then those
+    declared `first`, then the others, each in declared order."""
     types = _records(nested)
 
     def decorate(cls: type[T]) -> type[T]:
@@ -115,8 +118,11 @@ def _input_order(field: Field) -> tuple[bool, bool, bool]:
 
 
 def _input_type(field: Field, types: Mapping[type, Any]) -> Any:
-    assert field.declared.input is not None
-    return _graphql_type(field, types, optional=field.declared.input.default is None)
+    declared = field.declared.input
+    assert declared is not None
+    return _graphql_type(
+        field, types, optional=declared.default is None, identifier=declared.identifier
+    )
 
 
 def _input_field(field: Field) -> Any:
@@ -124,7 +130,7 @@ def _input_field(field: Field) -> Any:
     assert declared is not None
     if declared.required:
         return strawberry.field(description=declared.description)
-    if field.many:
+    if field.many and declared.default == ():
         return strawberry.field(description=declared.description, default_factory=list)
     return strawberry.field(description=declared.description, default=declared.default)
 
