@@ -6,6 +6,7 @@ import logging
 from datetime import timedelta
 from functools import cached_property
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket
@@ -13,6 +14,7 @@ from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
 from gateway.auth.tokens import TokenVerifier, Unauthenticated
 from gateway.observability.logs import bind_request_id
+from gateway.operations.hosts import host_allowed
 from gateway.operations.response_headers import PROTECTIVE_HEADERS
 from gateway.settings import Settings
 from gateway.settings.live import LiveSettings
@@ -56,6 +58,21 @@ class SubscriptionSockets:
     settings: Settings
     clock: Clock
     verifier: TokenVerifier
+
+    def is_websocket_origin_allowed(self, request: WebSocket, origin: str) -> bool:
+        """A page on another origin may open a socket when its origin is allowed by CORS,
+        or names one of the allowed hosts (INSIGHT_ALLOWED_HOSTS: `localhost` opening
+        `127.0.0.1`). strawberry asks only for cross-origin upgrades; a same-origin one
+        names the upgrade's own Host, which the allowed hosts checked before."""
+        allowed: bool = super().is_websocket_origin_allowed(request, origin)  # type: ignore[misc]
+        hosts = self.settings.allowed_hosts
+        if allowed or not hosts or "*" in hosts:
+            return allowed
+        try:
+            host = urlsplit(origin.strip()).hostname
+        except ValueError:
+            return False
+        return host is not None and host_allowed(f"[{host}]" if ":" in host else host, hosts)
 
     @property
     def max_frame_bytes(self) -> int:
