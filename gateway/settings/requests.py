@@ -74,6 +74,22 @@ class RequestSettings(ServiceSettings):
         minimum=1024,
         maximum=64 * 1024 * 1024,
     )
+    # The request head, bounded by the server's protocol (gateway/http/bounded_head.py).
+    max_head_bytes: int = setting(
+        "INSIGHT_MAX_HEAD_BYTES",
+        16_384,
+        "largest request head (request line and headers) accepted (431 above it)",
+        minimum=1024,
+        maximum=1_048_576,
+    )
+    head_timeout_seconds: float = setting(
+        "INSIGHT_HEAD_TIMEOUT_SECONDS",
+        10.0,
+        "a connection whose request head has not arrived whole this long after it opened (or "
+        "after its last answer) is closed",
+        minimum=0.1,
+        maximum=300,
+    )
     # Batching (SPEC 4): up to 10 operations in one JSON array by default.
     max_batch_operations: int = setting(
         "INSIGHT_MAX_BATCH_OPERATIONS",
