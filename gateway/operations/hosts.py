@@ -24,14 +24,21 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 def hosts_middleware(settings: RequestSettings) -> list[Middleware]:
     if not settings.allowed_hosts:
         return []
-    return [Middleware(TrustedHostMiddleware, **_options(settings.allowed_hosts))]
+    # No redirect to `www.`: an API client follows no such thing.
+    return [
+        Middleware(
+            TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts), www_redirect=False
+        )
+    ]
 
 
 def hosts_checked(app: ASGIApp, settings: RequestSettings) -> ASGIApp:
     """`app` behind the same check, for a path outside the middleware stack."""
     if not settings.allowed_hosts:
         return app
-    return TrustedHostMiddleware(app, **_options(settings.allowed_hosts))
+    return TrustedHostMiddleware(
+        app, allowed_hosts=list(settings.allowed_hosts), www_redirect=False
+    )
 
 
 def host_allowed(host: str, allowed: Sequence[str]) -> bool:
@@ -43,8 +50,3 @@ def host_allowed(host: str, allowed: Sequence[str]) -> bool:
         or (pattern.startswith("*.") and host.endswith(pattern[1:]))
         for pattern in allowed
     )
-
-
-def _options(allowed: Sequence[str]) -> dict[str, object]:
-    # No redirect to `www.`: an API client follows no such thing.
-    return {"allowed_hosts": list(allowed), "www_redirect": False}

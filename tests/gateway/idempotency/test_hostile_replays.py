@@ -26,7 +26,7 @@ REPLAYS = 40
 #: markInsightsRefresh costs 1 point: the budget holds the first run and five replays.
 BUDGET = "6/minute"
 ADMITTED = 5
-SPENT = {"rate_limit_writer": BUDGET, "rate_limit_user": BUDGET}
+SPENT: dict[str, Any] = {"rate_limit_writer": BUDGET, "rate_limit_user": BUDGET}
 LABEL_INPUT = {"userId": "u-1"}
 
 
