@@ -17,11 +17,11 @@ import pytest
 from gateway.app import create_app
 from gateway.settings import Settings
 from schema.clock import FixedClock
+from support.raw_heads import sent_until_answered
 from support.serving import serving
 
 #: The probe's header: 16 MB, never terminated.
 PROBE_BYTES = 16 * 1024 * 1024
-CHUNK = 64 * 1024
 WAIT_SECONDS = 30.0
 
 
@@ -32,34 +32,12 @@ async def _served(settings: Settings, clock: FixedClock, **overrides: object) ->
         yield int(url.split(":")[2].split("/")[0])
 
 
-async def _sent_until_answered(port: int, head: bytes, total: int) -> tuple[bytes, int]:
-    """Send `head`, then header bytes up to `total`, stopping once the server answers or
-    closes; the answer's first line and how many bytes were sent."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    sent = 0
-    answer = asyncio.ensure_future(reader.readline())
-    try:
-        writer.write(head)
-        sent += len(head)
-        filler = b"a" * CHUNK
-        while sent < total and not answer.done():
-            writer.write(filler)
-            await writer.drain()
-            sent += CHUNK
-        line = await asyncio.wait_for(answer, WAIT_SECONDS)
-    except (ConnectionResetError, BrokenPipeError):
-        line = await asyncio.wait_for(answer, WAIT_SECONDS)
-    finally:
-        writer.close()
-    return line, sent
-
-
 async def test_a_16_mb_header_gets_431_and_is_not_read_whole(
     settings: Settings, clock: FixedClock
 ) -> None:
     async with _served(settings, clock) as port:
         head = b"POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Probe: "
-        line, sent = await _sent_until_answered(port, head, PROBE_BYTES)
+        line, sent = await asyncio.to_thread(sent_until_answered, port, head, PROBE_BYTES)
     assert line.startswith(b"HTTP/1.1 431 "), line
     assert sent < PROBE_BYTES
 

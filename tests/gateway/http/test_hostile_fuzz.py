@@ -251,9 +251,9 @@ async def test_every_idempotency_key_is_answered(
     caplog.clear()
     where, value = key
     body: dict[str, Any] = {"query": LABEL_MUTATION, "variables": {"u": user}}
-    headers: dict[str, bytes] = {}
+    headers: dict[bytes, bytes] = {}
     if where == "header":
-        headers["Idempotency-Key"] = value.encode("latin-1")
+        headers[b"Idempotency-Key"] = value.encode("latin-1")
     else:
         body["extensions"] = {"idempotencyKey": value}
     # Sent again: a replay, a 422 for the other user, or the same refusal.
