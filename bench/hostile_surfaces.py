@@ -107,8 +107,9 @@ async def _heads(port: int, pid: int) -> None:
         f"+{partial / 1024:.1f} MiB ({partial / HEADS:.0f} KiB a connection)"
     )
     print(
-        f"{HEADS} heads of up to 16 MB: {refused} answered 431, each stopped after at most "
-        f"{max(sent_before_refusal) // 1024} KiB sent; RSS +{grown / 1024:.1f} MiB "
+        f"{HEADS} heads of up to 16 MB: {refused} answered 431 (each client had put at most "
+        f"{max(sent_before_refusal) // 1024} KiB into the loopback's socket buffers by "
+        f"then); RSS +{grown / 1024:.1f} MiB "
         "(the probe: 8 such heads raised it by 166 MiB)"
     )
 
