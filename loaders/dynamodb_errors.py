@@ -65,8 +65,8 @@ class KeysRefused(DynamoDBFailure, GatewayError):
 
     code = "BAD_USER_INPUT"
 
-    def __init__(self, operation: str) -> None:
-        super().__init__(f"DynamoDB refused the keys of a {operation} as invalid")
+    def __init__(self, operation: str, message: str | None = None) -> None:
+        super().__init__(message or f"DynamoDB refused the keys of a {operation} as invalid")
 
 
 def classify(operation: str, error: ClientError) -> Exception:

@@ -4,6 +4,7 @@ checked before any read; the other ids of the request are read and answered."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING
 
@@ -102,15 +103,19 @@ async def test_a_long_id_is_bad_user_input_at_its_place(execute: Execute, query:
     assert "must be at most 256 characters" in result.errors[0].message
 
 
-async def test_a_key_dynamodb_refuses_fails_its_call_with_a_code(
-    dynamodb: DynamoDBClient, tables: TableNames, clock: FixedClock
+async def test_a_key_over_dynamodbs_limits_fails_alone_in_the_loader(
+    dynamodb: DynamoDBClient, tables: TableNames, clock: FixedClock, dynamodb_calls: CallCounter
 ) -> None:
-    """A key past the limits that no check caught: DynamoDB's ValidationException fails the
-    keys of that call with BAD_USER_INPUT, not as our bug."""
-    dynamo = Dynamo(dynamodb, tables)
-    loader = PointReadLoader(dynamo, clock.now())
-    key = ItemKey(Table.BALANCE_SETTINGS, LONG_ID)
-    with pytest.raises(KeysRefused) as refused:
-        await loader.load(key)
-    assert refused.value.graphql_extensions() == {"code": "BAD_USER_INPUT"}
-    assert "ValidationException" not in str(refused.value)
+    """A key past the limits that no argument check caught (the loader's own guard): it
+    fails alone with BAD_USER_INPUT; the 99 keys beside it are read in their BatchGetItem."""
+    await _thresholds(dynamodb, tables)
+    dynamodb_calls.reset()
+    loader = PointReadLoader(Dynamo(dynamodb, tables), clock.now())
+    keys = [ItemKey(Table.BALANCE_SETTINGS, user) for user in [*REAL, LONG_ID]]
+    answers = await asyncio.gather(*(loader.load(key) for key in keys), return_exceptions=True)
+    assert all(isinstance(answer, dict) for answer in answers[:99])
+    refused = answers[99]
+    assert isinstance(refused, KeysRefused)
+    assert refused.graphql_extensions() == {"code": "BAD_USER_INPUT"}
+    assert "ValidationException" not in str(refused)
+    assert dynamodb_calls.calls["BatchGetItem"] == 1
