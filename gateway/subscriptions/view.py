@@ -136,7 +136,9 @@ class SubscriptionSockets:
                 "another one"
             )
         else:
-            logger.warning(
+            # Info, not a warning: refusing such upgrades is the allowance working, and a
+            # client opening sockets without end would flood the log with them.
+            logger.info(
                 "WebSocket upgrade refused: %d sockets wait for their connection_init",
                 sockets.unauthenticated,
             )
