@@ -142,6 +142,9 @@ class Replica:
             # closed with 1012 spread over the grace period at SIGTERM.
             "--ws",
             "gateway.subscriptions.server_protocol:GatewayWebSocketProtocol",
+            # As the image: the request head bounded in size and time.
+            "--http",
+            "gateway.http.bounded_head:BoundedHeadProtocol",
         ]
         log = self.logs / f"{self.name}-{self.restarts}.log"
         with log.open("wb") as output:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from starlette.applications import Starlette
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 __all__ = ["SOCKET_PATH", "GatewayApp"]
@@ -25,20 +25,33 @@ SOCKET_PATH = "/graphql"
 
 
 class GatewayApp(Starlette):
-    """starlette's app, with `serve_socket` (the GraphQL view's) serving a WebSocket on
-    SOCKET_PATH directly (it is also routed, for an app mounted under a root path)."""
+    """starlette's app, with the GraphQL view serving a WebSocket on SOCKET_PATH directly
+    (it is also routed, for an app mounted under a root path): `serve_sockets` sets it."""
 
-    serve_socket: Callable[[WebSocket], Awaitable[None]] | None = None
+    socket_lane: ASGIApp | None = None
+
+    def serve_sockets(
+        self,
+        serve: Callable[[WebSocket], Awaitable[None]],
+        checked: Callable[[ASGIApp], ASGIApp] = lambda app: app,
+    ) -> None:
+        """Sockets served by `serve`, behind `checked`: the checks of the HTTP stack's that
+        a socket needs too (the allowed hosts), and no other layer."""
+
+        async def lane(scope: Scope, receive: Receive, send: Send) -> None:
+            await serve(WebSocket(scope, receive=receive, send=send))
+
+        self.socket_lane = checked(lane)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        serve_socket = self.serve_socket
+        lane = self.socket_lane
         if (
-            serve_socket is not None
+            lane is not None
             and scope["type"] == "websocket"
             and scope["path"] == SOCKET_PATH
             and not scope.get("root_path")
         ):
             scope["app"] = self
-            await serve_socket(WebSocket(scope, receive=receive, send=send))
+            await lane(scope, receive, send)
             return
         await super().__call__(scope, receive, send)
