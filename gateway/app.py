@@ -184,6 +184,8 @@ def create_app(
         lifespan=lifespan,
     )
     app.serve_socket = graphql.serve_websocket
+    # Ended at SIGTERM by uvicorn's HTTP protocol (gateway/live_http/server_protocol.py).
+    app.state.live_streams = graphql.open_streams
     app.state.resources = None
     app.state.settings = settings
     app.state.readiness = ReadinessMemory(settings.readyz_cache_seconds)

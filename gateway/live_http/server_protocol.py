@@ -1,0 +1,43 @@
+"""uvicorn's HTTP protocol as the gateway runs it (`--http` in the image's command,
+`insight-gateway serve`'s Config): at SIGTERM, the live HTTP streams end with `retry:`.
+
+uvicorn's graceful shutdown calls `shutdown()` on every connection, then waits (up to the
+grace period) for the requests under way to finish, and only then runs the lifespan's exit.
+A stream never finishes by itself: without this, each would hold the restart for the whole
+grace period and then be cut off, its client left to its own reconnect pause. Here the first
+connection's `shutdown` ends every stream of the replica (gateway/live_http/stream.py:
+`OpenStreams.restart_all`), each client told to come back within a second.
+
+Built on uvicorn 0.55's `HttpToolsProtocol` (its default where httptools is installed, as in
+the image): `shutdown` is what its server calls (tests/gateway/live_http/test_restart.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.applications import Starlette
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from gateway.live_http.stream import OpenStreams
+
+__all__ = ["GatewayHttpProtocol", "open_streams_of"]
+
+
+def open_streams_of(app: Any) -> OpenStreams | None:
+    """The gateway's open streams behind uvicorn's middleware (each keeps the next as
+    `.app`)."""
+    for _ in range(16):
+        if isinstance(app, Starlette):
+            streams = getattr(app.state, "live_streams", None)
+            return streams if isinstance(streams, OpenStreams) else None
+        app = getattr(app, "app", None)
+    return None
+
+
+class GatewayHttpProtocol(HttpToolsProtocol):
+    def shutdown(self) -> None:
+        streams = open_streams_of(self.app)
+        if streams is not None:
+            streams.restart_all()
+        super().shutdown()
