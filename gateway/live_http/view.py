@@ -26,6 +26,7 @@ from starlette.types import Receive, Scope, Send
 from strawberry.schema.base import BaseSchema
 from strawberry.schema.exceptions import InvalidOperationTypeError
 from strawberry.types import ExecutionResult
+from strawberry.types.execution import PreExecutionError
 from strawberry.types.graphql import OperationType
 from strawberry.utils.aio import aclosing
 
@@ -47,6 +48,7 @@ from gateway.subscriptions.principal_sockets import PrincipalSockets
 from loaders.errors import GatewayError
 from schema.clock import Clock
 from schema.errors import INTERNAL_MESSAGE
+from schema.live import Payload
 from schema.principal import Principal
 
 __all__ = ["LiveStreams"]
@@ -226,13 +228,7 @@ class _StreamedAnswer(Response):
                 async for result in results:
                     if not isinstance(result, ExecutionResult):
                         raise BadRequest("@defer and @stream are not served")
-                    await stream.answer(payload_of(result, self.request_id))
-        except InvalidOperationTypeError as error:
-            refused = BadRequest(
-                f"A {error.operation_type.value} is not sent as a stream: POST it as "
-                "application/json"
-            )
-            await stream.answer({"errors": [formatted(refused)]})
+                    await stream.answer(self._payload(result))
         except GatewayError as error:
             await stream.answer({"errors": [formatted(error)]})
         except GraphQLError as error:
@@ -248,6 +244,19 @@ class _StreamedAnswer(Response):
         if session.subscriber is None:
             return None
         return session
+
+    def _payload(self, result: ExecutionResult) -> Payload:
+        """A result as the stream's event; an operation of a type the transport does not
+        carry is refused as a request error (BAD_REQUEST), as over HTTP."""
+        errors = result.errors or []
+        cause = errors[0].original_error if len(errors) == 1 else None
+        if isinstance(result, PreExecutionError) and isinstance(cause, InvalidOperationTypeError):
+            refused = BadRequest(
+                f"A {cause.operation_type.value} is not sent as a stream: POST it as "
+                "application/json"
+            )
+            return {"errors": [formatted(refused)]}
+        return payload_of(result, self.request_id)
 
     async def _hold(self, stream: LiveStream, session: ResumingSession, receive: Receive) -> None:
         """Until the client goes (or the stream is ended: its token expired, a restart)."""

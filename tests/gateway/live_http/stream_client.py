@@ -35,12 +35,14 @@ class Stream:
         self._lines = response.aiter_lines()
         self._chunks = response.aiter_bytes()
         self._buffer = b""
+        self._started = False
 
     async def event(self, within: float = EVENT_SECONDS) -> Event:
         """The next SSE event (comments, the keepalive's, skipped)."""
         return await asyncio.wait_for(self._event(), within)
 
     async def _event(self) -> Event:
+        self._started = True
         fields: dict[str, str] = {}
         async for line in self._lines:
             if line == "":
@@ -60,15 +62,21 @@ class Stream:
             fields[name] = value[1:] if value.startswith(" ") else value
         raise AssertionError(f"the stream ended; fields so far: {fields}")
 
-    async def ended(self, within: float = EVENT_SECONDS) -> bytes:
-        """What is left of the body, once the server ends it."""
-        return await asyncio.wait_for(self.response.aread(), within)
+    async def ended(self, within: float = EVENT_SECONDS) -> str:
+        """What is left of the body (its text), once the server ends it."""
+        return await asyncio.wait_for(self._rest(), within)
+
+    async def _rest(self) -> str:
+        if not self._started:
+            return (await self.response.aread()).decode()
+        return "".join([line async for line in self._lines])
 
     async def part(self, within: float = EVENT_SECONDS) -> Any:
         """The next multipart part's JSON (heartbeats, `{}`, skipped); None at the end."""
         return await asyncio.wait_for(self._part(), within)
 
     async def _part(self) -> Any:
+        self._started = True
         while True:
             head, marker, rest = self._buffer.partition(b"\r\n--graphql")
             if marker:
