@@ -184,6 +184,9 @@ def create_app(
         lifespan=lifespan,
     )
     app.serve_socket = graphql.serve_websocket
+    app.serve_stream = graphql
+    for middleware, args, options in reversed(cors_middleware(settings)):
+        app.serve_stream = middleware(app.serve_stream, *args, **options)
     # Ended at SIGTERM by uvicorn's HTTP protocol (gateway/live_http/server_protocol.py).
     app.state.live_streams = graphql.open_streams
     app.state.resources = None

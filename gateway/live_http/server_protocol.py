@@ -14,11 +14,13 @@ the image): `shutdown` is what its server calls (tests/gateway/live_http/test_re
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from starlette.applications import Starlette
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from gateway.live_http.light_event import LightEvent
 from gateway.live_http.stream import OpenStreams
 
 __all__ = ["GatewayHttpProtocol", "open_streams_of"]
@@ -36,6 +38,21 @@ def open_streams_of(app: Any) -> OpenStreams | None:
 
 
 class GatewayHttpProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol; each connection's two events light (a stream holds its
+    connection for hours), and live streams ended at the server's shutdown."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[arg-type]
+        # uvicorn's FlowControl keeps its `asyncio.Event` as `_is_writable_event` (0.55).
+        self.flow._is_writable_event = LightEvent(flag=True)  # type: ignore[assignment]
+
+    def on_headers_complete(self) -> None:
+        before = self.cycle
+        super().on_headers_complete()
+        if self.cycle is not None and self.cycle is not before:
+            # A new request's, before anything set or awaited it (its task has not run).
+            self.cycle.message_event = LightEvent()  # type: ignore[assignment]
+
     def shutdown(self) -> None:
         streams = open_streams_of(self.app)
         if streams is not None:

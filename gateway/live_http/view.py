@@ -181,6 +181,12 @@ class _StreamedAnswer(Response):
             if session is None:
                 await stream.complete()
                 return
+            # What the stream lives on from here: the subscriber, not the request. Its
+            # headers (read: the token, the Accept, CORS's Origin) and the operation's text
+            # go, as a socket's do after `connection_init` and its hand-over.
+            scope["headers"].clear()
+            self.operation = self.raw_headers = None  # type: ignore[assignment]
+            session.query, session.variables = "", None
             await self._hold(stream, session, receive)
         finally:
             view.release_connection(self.principal)
