@@ -5,6 +5,7 @@ skips an event naming the state the client holds: gateway/live_http/stream.py)."
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -55,7 +56,9 @@ class ResumingSession(LiveSession):
         *,
         resuming: bool,
     ) -> None:
-        super().__init__(hub, query, operation_name, variables, send)
+        # Interned: the hub's group of each user keeps the text, and a fleet of frontends
+        # sends the same few documents.
+        super().__init__(hub, sys.intern(query), operation_name, variables, send)
         self.resuming = resuming
 
     def subscribe(

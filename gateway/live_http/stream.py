@@ -15,7 +15,9 @@ from typing import Any
 
 from starlette.types import Message
 
+from gateway.auth.tokens import Unauthenticated
 from gateway.live_http.framing import Framing, encode, event_id
+from gateway.operations.payload import formatted
 from schema.live import Payload
 
 __all__ = ["RESTART_RETRY_MS", "LiveStream", "OpenStreams"]
@@ -79,6 +81,13 @@ class LiveStream:
     async def ping(self) -> None:
         """The keepalive's (gateway/subscriptions/keepalive.py): through idle proxies."""
         await self._write(self.framing.ping())
+
+    async def expired(self) -> None:
+        """The token expired: an UNAUTHENTICATED event, then `complete` (the client comes back
+        with a new token and the last event id)."""
+        refused = Unauthenticated("The bearer token has expired: reconnect with a new one")
+        await self.answer({"errors": [formatted(refused)]})
+        await self.complete()
 
     async def complete(self) -> None:
         await self.end(self.framing.complete())

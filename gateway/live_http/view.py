@@ -272,12 +272,7 @@ class _StreamedAnswer(Response):
         keepalive = view.keepalive
         slot = keepalive.join(stream) if keepalive is not None else None
 
-        async def expired() -> None:
-            refused = Unauthenticated("The bearer token has expired: reconnect with a new one")
-            await stream.answer({"errors": [formatted(refused)]})
-            await stream.complete()
-
-        stream.expire_at(self.expires_at - view.clock.now().timestamp(), expired)
+        stream.expire_at(self.expires_at - view.clock.now().timestamp(), stream.expired)
         if streams.restarting:
             await stream.restart(RESTARTING_RETRY_MS)
         try:
