@@ -12,7 +12,7 @@ from gateway.live_http import event_id
 from gateway.settings import Settings
 from loaders.tables import Table
 from schema.clock import FixedClock
-from tests.gateway.live_http.stream_client import open_stream
+from tests.gateway.live_http.stream_client import Stream, open_stream
 from tests.gateway.subscriptions.conftest import (
     OTHER,
     SETTING_QUERY,
@@ -179,3 +179,21 @@ async def test_subscriptions_off_refuse_a_stream_with_400(
     assert stream.response.status_code == 400
     [error] = stream.response.json()["errors"]
     assert error["message"] == "Subscriptions are turned off on this gateway"
+
+
+async def test_a_get_with_the_query_in_its_parameters_streams_as_a_post_does(
+    live: LiveGateway, dynamodb: Any, settings: Settings
+) -> None:
+    """As an EventSource sends it (a GET), with the token in its header."""
+    await set_low_balance_alert(dynamodb, settings, USER, "40")
+    async with (
+        httpx.AsyncClient(timeout=30) as client,
+        client.stream(
+            "GET",
+            live.url.replace("ws://", "http://"),
+            params={"query": VIEWER},
+            headers={"Accept": "text/event-stream", "Authorization": f"Bearer {live.token()}"},
+        ) as response,
+    ):
+        initial = await Stream(response).event()
+    assert initial.data == shown("40")
