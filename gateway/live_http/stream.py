@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from typing import Any
 
 from starlette.types import Message
@@ -95,7 +95,7 @@ class LiveStream:
     async def restart(self, retry_ms: int) -> None:
         await self.end(self.framing.restart(retry_ms))
 
-    def expire_at(self, delay: float, job: Callable[[], Awaitable[None]]) -> None:
+    def expire_at(self, delay: float, job: Callable[[], Coroutine[Any, Any, None]]) -> None:
         """Run `job` (the token's expiry) `delay` seconds from now."""
 
         def fire() -> None:
