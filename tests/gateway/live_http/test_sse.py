@@ -197,3 +197,18 @@ async def test_a_get_with_the_query_in_its_parameters_streams_as_a_post_does(
     ):
         initial = await Stream(response).event()
     assert initial.data == shown("40")
+
+
+async def test_a_stream_from_an_allowed_origin_carries_cors_headers(
+    settings: Settings, clock: FixedClock
+) -> None:
+    """A stream takes the sockets' lane past the middleware, CORS kept."""
+    origin = "https://app.example"
+    async with (
+        live_gateway(settings, clock, cors_origins=(origin,)) as live,
+        open_stream(live.url, live.token(), VIEWER, headers={"Origin": origin}) as stream,
+    ):
+        await stream.event()
+    assert stream.response.headers["access-control-allow-origin"] == origin
+    assert stream.response.headers["access-control-expose-headers"].startswith("X-Request-ID")
+    assert len(stream.response.headers["x-request-id"]) == 32
