@@ -9,6 +9,7 @@ import asyncio
 import socket
 from contextlib import AsyncExitStack
 from datetime import timedelta
+from typing import Any
 
 import uvicorn
 
@@ -17,9 +18,16 @@ from gateway.auth.tokens import mint_token
 from gateway.live_http.server_protocol import GatewayHttpProtocol
 from gateway.live_http.stream import RESTART_RETRY_MS
 from gateway.settings import Settings
+from loaders.tables import Table
 from schema.clock import FixedClock
 from tests.gateway.live_http.stream_client import Stream, open_stream
-from tests.gateway.subscriptions.conftest import SECRET, live_settings
+from tests.gateway.subscriptions.conftest import (
+    SECRET,
+    USER,
+    live_gateway,
+    live_settings,
+    set_low_balance_alert,
+)
 
 VIEWER = "subscription { viewerChanged { id lowBalanceAlert } }"
 STREAMS = 3
@@ -76,3 +84,39 @@ async def test_a_shutdown_ends_every_stream_with_a_retry_within_a_second(
     assert len(set(retries)) == STREAMS
     assert all(first <= retry <= last for retry in retries)
     assert rest == [""] * STREAMS
+
+
+async def test_a_client_resumes_across_a_restart_with_its_last_event_id(
+    settings: Settings, clock: FixedClock, dynamodb: Any
+) -> None:
+    """What an EventSource does at a restart: its stream ends with `retry:`, it comes back
+    (here to the next replica) with `Last-Event-ID`, and gets the state that changed while
+    it was away, once, then the changes after."""
+    viewer = "subscription { viewerChanged(initial: true) { id lowBalanceAlert } }"
+    await set_low_balance_alert(dynamodb, settings, USER, "40")
+    async with (
+        live_gateway(settings, clock) as first,
+        open_stream(first.url, first.token(), viewer) as stream,
+    ):
+        seen = await stream.event()
+        await first.subscribed()
+        first.app.state.live_streams.restart_all()
+        end = await stream.event()
+        await stream.ended()
+    await set_low_balance_alert(dynamodb, settings, USER, "55")  # while no replica serves it
+    async with (
+        live_gateway(settings, clock) as second,
+        open_stream(
+            second.url, second.token(), viewer, headers={"Last-Event-ID": str(seen.id)}
+        ) as stream,
+    ):
+        missed = await stream.event()
+        await second.subscribed()
+        await set_low_balance_alert(dynamodb, settings, USER, "70")
+        await second.publish(Table.BALANCE_SETTINGS, USER)
+        after = await stream.event()
+
+    assert end.retry is not None
+    assert end.retry <= RESTART_RETRY_MS[1]
+    assert missed.data == {"data": {"viewerChanged": {"id": USER, "lowBalanceAlert": "55.00"}}}
+    assert after.data == {"data": {"viewerChanged": {"id": USER, "lowBalanceAlert": "70.00"}}}
