@@ -132,7 +132,11 @@ def surfaces_figures() -> None:
         asyncio.run(_prepare(moto.endpoint_url))
         port = processes.free_port()
         env = {**common_env(moto.endpoint_url), "INSIGHT_RATE_LIMIT_WRITER": "999999999/hour"}
-        args = [*processes.gateway(port), "--http", "gateway.http.bounded_head:BoundedHeadProtocol"]
+        args = [
+            *processes.gateway(port),
+            "--http",
+            "gateway.live_http.server_protocol:GatewayHttpProtocol",
+        ]
         with processes.running(args, port, env) as server:
             asyncio.run(_heads(port, server.pid))
             asyncio.run(_replays(f"http://127.0.0.1:{port}", server.pid))

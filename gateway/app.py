@@ -9,6 +9,7 @@ from dataclasses import replace
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route, WebSocketRoute
+from starlette.types import ASGIApp
 
 from gateway.cache import open_cache
 from gateway.http.batch import BatchStart
@@ -187,6 +188,12 @@ def create_app(
         lifespan=lifespan,
     )
     app.serve_sockets(graphql.serve_websocket, lambda lane: hosts_checked(lane, settings))
+    stream: ASGIApp = graphql
+    for middleware, args, options in reversed(cors_middleware(settings)):
+        stream = middleware(stream, *args, **options)
+    app.serve_stream = hosts_checked(stream, settings)
+    # Ended at SIGTERM by uvicorn's HTTP protocol (gateway/live_http/server_protocol.py).
+    app.state.live_streams = graphql.open_streams
     app.state.resources = None
     app.state.settings = settings
     app.state.readiness = ReadinessMemory(settings.readyz_cache_seconds)

@@ -135,7 +135,7 @@ def test_configuration_comes_only_from_the_environment() -> None:
         "--ws",
         "gateway.subscriptions.server_protocol:GatewayWebSocketProtocol",
         "--http",
-        "gateway.http.bounded_head:BoundedHeadProtocol",
+        "gateway.live_http.server_protocol:GatewayHttpProtocol",
     ]
 
 

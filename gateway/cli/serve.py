@@ -23,8 +23,8 @@ from gateway.auth.token_command import MAX_LIFETIME
 from gateway.auth.tokens import mint_token
 from gateway.cli.demo import ADA, seed_demo
 from gateway.cli.examples import demo_user_query
-from gateway.http.bounded_head import BoundedHeadProtocol
 from gateway.http.graphiql import GraphiQLDefaults
+from gateway.live_http.server_protocol import GatewayHttpProtocol
 from gateway.observability.logs import log_config
 from gateway.operations.hosts import LOOPBACK_HOSTS
 from gateway.protection.trusted_documents import ManifestError
@@ -214,8 +214,9 @@ def _serve(args: argparse.Namespace, settings: Settings, sock: socket.socket) ->
             # Compression as INSIGHT_SUBSCRIPTIONS_COMPRESSION says; sockets closed with 1012
             # spread over the grace period at SIGTERM (as the image's `--ws`).
             ws=GatewayWebSocketProtocol,
-            # The request head bounded in size and time (as the image's `--http`).
-            http=BoundedHeadProtocol,
+            # The request head bounded, and the live HTTP streams ended with `retry:` at SIGTERM
+            # (as the image's `--http`).
+            http=GatewayHttpProtocol,
         )
         server = uvicorn.Server(config)
         server.run(sockets=[sock])
