@@ -82,6 +82,20 @@ async def test_a_foreign_host_is_refused_on_the_socket_upgrade(
     assert no_origin.startswith(b"HTTP/1.1 101")
 
 
+async def test_a_foreign_host_is_refused_before_a_live_stream(
+    settings: Settings, clock: FixedClock
+) -> None:
+    """A live HTTP stream (SSE, multipart) skips the HTTP stack's middleware, as a socket
+    does: its lane checks the host too, before the token or the stream."""
+    app = create_app(_allowed(settings, "gateway.example"), clock=clock)
+    transport = httpx.ASGITransport(app=app)
+    body = {"query": "subscription { viewerChanged { id } }"}
+    async with httpx.AsyncClient(transport=transport, base_url="http://evil.example") as client:
+        for accept in ("text/event-stream", 'multipart/mixed;subscriptionSpec="1.0"'):
+            foreign = await client.post("/graphql", json=body, headers={"Accept": accept})
+            assert (foreign.status_code, foreign.text) == (400, "Invalid host header")
+
+
 async def test_unset_any_host_is_served(settings: Settings, clock: FixedClock) -> None:
     app = create_app(_allowed(settings), clock=clock)
     transport = httpx.ASGITransport(app=app)
