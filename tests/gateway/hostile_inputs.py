@@ -49,7 +49,7 @@ CONTRACT_CODES = frozenset(
 #: not inflated by other processes taking the core, only by caches and clock speed), and a
 #: hold past it is tried again before it fails (test_hostile_fuzz.py's `send`). The other
 #: side has the same margin: `test_the_probe_sees_an_unbounded_document` holds the loop
-#: about 11x past the bound with one unbounded document, so neither side fails on a busy
+#: 12-13x past the bound with one unbounded document, so neither side fails on a busy
 #: machine (docs/development.md, "Tests that read a clock").
 LOOP_HOLD_BOUND = 0.25
 
