@@ -61,7 +61,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("event hooks", ("botocore/hooks.py", "aiobotocore/hooks.py", "botocore/handlers.py")),
     ("signing", ("botocore/auth.py", "signers.py", "wire/signer.py", "credentials.py", "hmac")),
     ("HTTP client", ("aiohttp/", "yarl/", "multidict", "socket", "httptools", *_OWN_HTTP)),
-    ("parsing", ("parsers.py", "wire_parser.py", "orjson", "loads", "awsrequest.py")),
+    ("parsing", ("parsers.py", "blobs.py", "orjson", "loads", "awsrequest.py")),
     ("asyncio's loop", ("asyncio/", "selectors.py", "epoll")),
     ("Dynamo.call and the call log", ("loaders/dynamodb.py", "loaders/call_log.py")),
     ("the rest of the client", ("botocore/", "aiobotocore/", "wire/")),
@@ -288,11 +288,11 @@ def print_costs(costs: list[PathCost], breakdown: dict[str, dict[str, float]]) -
 async def call_costs(endpoint: str, tables: TableNames, user_id: str) -> str:
     """The two tables, printed, over a client opened as the gateway opens one."""
     # Imported here: bench/run.py imports this module, and gateway.resources is its own.
-    from gateway.resources import client_config, dynamodb_session
+    from gateway.resources import client_config
     from gateway.settings import Settings
 
     config = client_config(Settings())
-    async with dynamodb_session().client(
+    async with aioboto3.Session().client(
         "dynamodb", endpoint_url=endpoint, region_name="us-east-1", config=config
     ) as client:
         costs = await measure(client, tables, user_id)

@@ -10,21 +10,10 @@ from typing import cast
 
 import aioboto3
 from aiobotocore.config import AioConfig
-from aiobotocore.session import AioSession
 
 from gateway.settings.service import ServiceSettings
 from loaders.dynamodb import Dynamo
 from loaders.live.streams import StreamsApi
-from loaders.wire_parser import FastResponseParserFactory
-
-
-def dynamodb_session() -> aioboto3.Session:
-    """An aioboto3 session whose clients parse DynamoDB's attribute values the fast way
-    (loaders/wire_parser.py): botocore's component, set through its public registry."""
-    botocore_session = AioSession()
-    botocore_session.register_component("response_parser_factory", FastResponseParserFactory())
-    return aioboto3.Session(botocore_session=botocore_session)
-
 
 #: The package's own version (pyproject.toml's, as installed), never one written here by hand.
 USER_AGENT = f"insight-gateway/{version('insight-gateway')}"
@@ -88,8 +77,7 @@ def settled_collector() -> Iterator[None]:
 async def open_dynamo(settings: ServiceSettings) -> AsyncIterator[Dynamo]:
     """Open the process's DynamoDB client (creating one costs hundreds of milliseconds, so it
     is done once, in the lifespan) and close it on the way out."""
-    session = dynamodb_session()
-    async with session.client(
+    async with aioboto3.Session().client(
         "dynamodb",
         endpoint_url=settings.dynamodb_endpoint_url,
         region_name=settings.region,

@@ -14,7 +14,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import aiohttp
 from botocore.exceptions import BotoCoreError, ClientError
 
 from loaders.attempts import ATTEMPTS_PARAM, count_attempt, take_attempts
@@ -166,7 +165,7 @@ class Dynamo:
         except ClientError as error:
             failure = classify(operation, error)
             raise failure from error
-        except (BotoCoreError, aiohttp.ClientError, TimeoutError, OSError) as error:
+        except (BotoCoreError, TimeoutError, OSError) as error:
             failure = DynamoDBUnavailable(cause=error)
             raise failure from error
         except (AttributeError, TypeError, ValueError) as error:

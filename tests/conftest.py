@@ -9,11 +9,12 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+import aioboto3
 import pytest
 from aiobotocore.config import AioConfig
 
 from gateway.cli.embedded import EmbeddedDynamoDB
-from gateway.resources import dynamodb_session, open_dynamo
+from gateway.resources import open_dynamo
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
@@ -50,7 +51,7 @@ def unique_table_names() -> TableNames:
 @asynccontextmanager
 async def open_test_client(endpoint_url: str) -> AsyncIterator[DynamoDBClient]:
     """A client as the gateway opens one (its session and parser), on a local server."""
-    session = dynamodb_session()
+    session = aioboto3.Session()
     config = AioConfig(
         max_pool_connections=64, retries={"mode": "standard", "total_max_attempts": 3}
     )

@@ -8,7 +8,7 @@ total attempts). What is left out is what costs the CPU: the operation model wal
 serialises and parses, a dozen event hooks a call, a signer that re-derives its key each
 call, botocore's response object, and aiohttp: the requests go on connections of the lean
 path's own (loaders/wire/pool.py), parsed by httptools (docs/performance.md). The body is
-orjson; attribute values are handed over as they came (`loaders.wire_parser`, blobs
+orjson; attribute values are handed over as they came (`loaders.wire.blobs`, blobs
 decoded as botocore does).
 
 Errors keep their codes: an error answer is raised as botocore's own `ClientError` (the
@@ -31,13 +31,13 @@ from aiobotocore.client import AioBaseClient
 from botocore.exceptions import ClientError, ConnectionError, HTTPClientError
 
 from loaders.backoff import Backoff
+from loaders.wire.blobs import decode_blobs, may_hold_blobs
 from loaders.wire.connection import Answer
 from loaders.wire.endpoint import pool_for, reachable_directly
 from loaders.wire.pool import ConnectionPool
 from loaders.wire.retries import RetryQuota, is_retryable
 from loaders.wire.signer import Signer, SigningCredentials, host_of
 from loaders.wire.spans import NO_SPAN, CallSpan, call_span, recording
-from loaders.wire_parser import attribute_value, may_hold_blobs
 
 __all__ = ["OPERATIONS", "LeanClient"]
 
@@ -85,27 +85,6 @@ def max_attempts_of(config: Any) -> int:
     if "max_attempts" in retries:
         return int(retries["max_attempts"]) + 1
     return DEFAULT_MAX_ATTEMPTS
-
-
-def _items_with_blobs(items: list[Any], blob: Callable[[str], bytes]) -> list[Any]:
-    return [{name: attribute_value(value, blob) for name, value in item.items()} for item in items]
-
-
-def decode_blobs(parsed: dict[str, Any]) -> None:
-    """Blobs (`B`, `BS`) in a read's items and keys decoded to bytes, as botocore does."""
-
-    def blob(text: str) -> bytes:
-        return base64.b64decode(text)
-
-    for field in ("Item", "LastEvaluatedKey"):
-        if isinstance(parsed.get(field), dict):
-            [parsed[field]] = _items_with_blobs([parsed[field]], blob)
-    if isinstance(parsed.get("Items"), list):
-        parsed["Items"] = _items_with_blobs(parsed["Items"], blob)
-    for table, items in (parsed.get("Responses") or {}).items():
-        parsed["Responses"][table] = _items_with_blobs(items, blob)
-    for request in (parsed.get("UnprocessedKeys") or {}).values():
-        request["Keys"] = _items_with_blobs(request["Keys"], blob)
 
 
 class LeanClient:

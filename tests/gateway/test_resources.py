@@ -1,4 +1,4 @@
-"""The process's DynamoDB client: its pool, the in-flight cap and the fast parser agree."""
+"""The process's DynamoDB client: its pool, the in-flight cap and botocore's own parser."""
 
 from __future__ import annotations
 
@@ -6,22 +6,22 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from aiobotocore.parsers import AioResponseParserFactory
 from botocore.exceptions import ClientError
 
 from gateway.resources import KEEPALIVE_SECONDS, USER_AGENT, open_dynamo
 from gateway.settings import Settings
 from loaders.dynamodb import DynamoDBFailure
 from loaders.tables import TableNames
-from loaders.wire_parser import FastResponseParserFactory
 
 
-async def test_the_cap_is_the_pool_and_the_parser_is_the_fast_one(endpoint_url: str) -> None:
+async def test_the_cap_is_the_pool_and_the_parser_is_botocores_own(endpoint_url: str) -> None:
     settings = Settings(dynamodb_endpoint_url=endpoint_url, max_pool_connections=17)
     async with open_dynamo(settings) as dynamo:
         assert dynamo.max_concurrency == 17
         assert dynamo.client.meta.config.max_pool_connections == 17  # type: ignore[attr-defined]
         factory = dynamo.client._endpoint._response_parser_factory  # type: ignore[attr-defined]
-        assert isinstance(factory, FastResponseParserFactory)
+        assert type(factory) is AioResponseParserFactory
         assert dynamo.client.meta.config.user_agent.startswith(USER_AGENT)  # type: ignore[attr-defined]
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import aioboto3
 import pytest
 import uvloop
 from aiobotocore.config import AioConfig
@@ -30,7 +31,6 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from gateway.resources import dynamodb_session
 from loaders.dynamodb import Dynamo
 from loaders.errors import DynamoDBUnavailable
 from loaders.tables import TableNames
@@ -157,7 +157,7 @@ async def client_of(
         connect_timeout=1,
         **config,
     )
-    async with dynamodb_session().client(
+    async with aioboto3.Session().client(
         "dynamodb",
         endpoint_url=url,
         region_name="us-east-1",
