@@ -44,7 +44,6 @@ from gateway.auth.tokens import mint_token
 from gateway.cli.examples import FRONTEND_QUERY
 from gateway.resources import client_config, settled_collector
 from gateway.settings import Settings
-from loaders.backoff import Backoff
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
 from loaders.wire.client import LeanClient
@@ -143,7 +142,7 @@ def direct_sender(
     answered as an endpoint must (bench/answered.py: every item decoded, the read rules,
     the JSON written)."""
     today = datetime.now(UTC).date()
-    lean = None if botocore else LeanClient(client, Backoff(0.025, 1.0))
+    lean = None if botocore else LeanClient(client)
 
     async def send() -> dict[str, Any]:
         reads = await read_users(

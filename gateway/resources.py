@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from importlib.metadata import version
 from typing import cast
@@ -77,18 +77,24 @@ def settled_collector() -> Iterator[None]:
 async def open_dynamo(settings: ServiceSettings) -> AsyncIterator[Dynamo]:
     """Open the process's DynamoDB client (creating one costs hundreds of milliseconds, so it
     is done once, in the lifespan) and close it on the way out."""
-    async with aioboto3.Session().client(
+    session = aioboto3.Session()
+    async with session.client(
         "dynamodb",
         endpoint_url=settings.dynamodb_endpoint_url,
         region_name=settings.region,
         config=client_config(settings),
     ) as client:
+        # The lean path signs with the session's credentials (the client's default chain,
+        # resolved through botocore's public API; botocore refreshes them).
+        # (aioboto3's stubs type the coroutine as its result.)
+        credentials = await cast("Awaitable[object]", session.get_credentials())
         yield Dynamo(
             client,
             settings.tables,
             max_concurrency=settings.max_pool_connections,
             unprocessed_deadline=settings.dynamodb_unprocessed_deadline_seconds,
             call_path=settings.dynamodb_call_path,
+            credentials=credentials,
         )
 
 

@@ -33,7 +33,7 @@ from loaders.parameters import invalid_parameters
 from loaders.request_scope import RequestScope
 from loaders.tables import Table, TableNames
 from loaders.wire.client import OPERATIONS as LEAN_OPERATIONS
-from loaders.wire.client import LeanClient
+from loaders.wire.client import LeanClient, Sleep
 from loaders.write_params import written
 
 if TYPE_CHECKING:
@@ -83,7 +83,10 @@ class Dynamo:
     request waits here, in order, instead of inside botocore's pool; by default it is that
     pool's size. `call_path`: `LEAN` sends GetItem, BatchGetItem and Query through
     `loaders.wire` (on this client's credentials, endpoint, pool and retries), `BOTOCORE`
-    sends them through the client like every other call.
+    sends them through the client like every other call. `credentials`: what the lean
+    path signs with (botocore's credentials object, from the session's public
+    `get_credentials()`; None: the client's own). `retry_sleep`: the lean path's pause
+    between attempts (a test records them).
     """
 
     def __init__(
@@ -97,6 +100,8 @@ class Dynamo:
         backoff_cap: float = 1.0,
         query_page_size: int | None = None,
         call_path: str = LEAN,
+        credentials: Any | None = None,
+        retry_sleep: Sleep = asyncio.sleep,
     ) -> None:
         self.client = client
         self.tables = tables
@@ -128,7 +133,9 @@ class Dynamo:
             raise ValueError(f"call_path: one of {CALL_PATHS}, not {call_path!r}")
         # A wrapper around a client (some tests slow one down) keeps the botocore path.
         lean = call_path == LEAN and LeanClient.serves(client)
-        self._lean = LeanClient(client, self._unprocessed_backoff) if lean else None
+        self._lean = (
+            LeanClient(client, credentials=credentials, sleep=retry_sleep) if lean else None
+        )
 
     def bound(self, scope: RequestScope) -> Dynamo:
         """This door for one request: the same client, in-flight cap and observers, its

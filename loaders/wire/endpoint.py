@@ -17,7 +17,7 @@ from botocore.httpsession import create_urllib3_context, get_cert_path
 
 from loaders.wire.pool import ConnectionPool
 
-__all__ = ["pool_for", "reachable_directly"]
+__all__ = ["pool_for", "reachable_directly", "signing_credentials_of"]
 
 #: aiobotocore's keep-alive when the client's config names none.
 DEFAULT_KEEPALIVE_SECONDS = 12.0
@@ -29,6 +29,12 @@ def _http_session(client: AioBaseClient) -> Any:
     # aiobotocore keeps its transport settings on the endpoint's session, not on the Config.
     endpoint: Any = getattr(client, "_endpoint")  # noqa: B009 (not in its stubs)
     return endpoint.http_session
+
+
+def signing_credentials_of(client: AioBaseClient) -> Any:
+    """The credentials object the client signs with (None: it found none)."""
+    signer: Any = getattr(client, "_request_signer")  # noqa: B009 (not in its stubs)
+    return signer._credentials
 
 
 def reachable_directly(client: AioBaseClient) -> bool:

@@ -169,8 +169,13 @@ async def client_of(
         yield client
 
 
+async def no_pause(seconds: float) -> None:
+    """The lean path's pause between attempts, skipped (tests/loaders/test_lean_faults.py
+    holds the pauses to botocore's)."""
+
+
 def dynamo_of(client: DynamoDBClient) -> Dynamo:
-    return Dynamo(client, TableNames(), backoff_base=0.001, backoff_cap=0.002)
+    return Dynamo(client, TableNames(), retry_sleep=no_pause)
 
 
 async def test_one_kept_alive_connection_serves_call_after_call() -> None:
