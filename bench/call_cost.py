@@ -21,20 +21,19 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import aioboto3
 
 if TYPE_CHECKING:
-    from aiobotocore.client import AioBaseClient
+    pass
 
 from loaders import entities as e
 from loaders.dynamodb import BOTOCORE, LEAN, Dynamo
 from loaders.tables import TableNames
 from loaders.wire.client import OPERATIONS, TARGET_PREFIX, encode
 from loaders.wire.connection import Connection
-from loaders.wire.endpoint import pool_for
 
 #: The user `python -m bench calls` seeds (`make bench` uses its first bench user).
 USER = "calls-000"
@@ -173,7 +172,8 @@ async def _requests(dynamo: Dynamo, user_id: str) -> list[bytes]:
 async def _pool_floor(dynamo: Dynamo, user_id: str) -> list[Callable[[], Awaitable[Any]]]:
     """The lean path's connections: its three requests, signed once, then exchanged again
     and again through its pool."""
-    pool = pool_for(cast("AioBaseClient", dynamo.client))
+    lean: Any = dynamo._lean
+    pool = lean.pool(lean.endpoint_url)
 
     def bare(request: bytes) -> Callable[[], Awaitable[Any]]:
         return lambda: pool.exchange(request)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import logging
+import os
 from collections.abc import AsyncIterator, Awaitable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from importlib.metadata import version
@@ -12,8 +14,11 @@ import aioboto3
 from aiobotocore.config import AioConfig
 
 from gateway.settings.service import ServiceSettings
-from loaders.dynamodb import Dynamo
+from loaders.dynamodb import BOTOCORE, LEAN, Dynamo
 from loaders.live.streams import StreamsApi
+from loaders.wire.endpoint import STANDARD, WireSettings, default_verify
+
+LOG = logging.getLogger("gateway.dynamodb")
 
 #: The package's own version (pyproject.toml's, as installed), never one written here by hand.
 USER_AGENT = f"insight-gateway/{version('insight-gateway')}"
@@ -44,6 +49,26 @@ def client_config(settings: ServiceSettings) -> AioConfig:
         # DynamoDBFailure naming the operation, DynamoDB's message in its cause.
         parameter_validation=False,
         connector_args={"keepalive_timeout": KEEPALIVE_SECONDS},
+    )
+
+
+def wire_settings(settings: ServiceSettings, endpoint_url: str) -> WireSettings:
+    """The lean path's configuration: `client_config`'s values, from the same settings
+    (`endpoint_url`: the client's, botocore's pick when the settings name none; then
+    botocore sends to an account-ID endpoint when the credentials carry an account)."""
+    return WireSettings(
+        endpoint_url=endpoint_url,
+        region=settings.region,
+        user_agent=USER_AGENT,
+        max_attempts=settings.dynamodb_max_attempts,
+        retry_mode=STANDARD,
+        pool_size=settings.max_pool_connections,
+        connect_timeout=settings.dynamodb_connect_timeout_seconds,
+        read_timeout=settings.dynamodb_read_timeout_seconds,
+        keepalive=KEEPALIVE_SECONDS,
+        verify=default_verify(),
+        account_endpoints=settings.dynamodb_endpoint_url is None
+        and os.environ.get("AWS_ACCOUNT_ID_ENDPOINT_MODE", "preferred") != "disabled",
     )
 
 
@@ -84,6 +109,14 @@ async def open_dynamo(settings: ServiceSettings) -> AsyncIterator[Dynamo]:
         region_name=settings.region,
         config=client_config(settings),
     ) as client:
+        wire = wire_settings(settings, client.meta.endpoint_url)
+        refusal = wire.refusal()
+        call_path = settings.dynamodb_call_path
+        if refusal is not None and call_path == LEAN:
+            LOG.warning(
+                "DynamoDB reads go through botocore: the lean path cannot follow %s", refusal
+            )
+            call_path = BOTOCORE
         # The lean path signs with the session's credentials (the client's default chain,
         # resolved through botocore's public API; botocore refreshes them).
         # (aioboto3's stubs type the coroutine as its result.)
@@ -93,7 +126,8 @@ async def open_dynamo(settings: ServiceSettings) -> AsyncIterator[Dynamo]:
             settings.tables,
             max_concurrency=settings.max_pool_connections,
             unprocessed_deadline=settings.dynamodb_unprocessed_deadline_seconds,
-            call_path=settings.dynamodb_call_path,
+            call_path=call_path,
+            wire=wire,
             credentials=credentials,
         )
 

@@ -36,6 +36,7 @@ from urllib.parse import quote
 
 import orjson
 from aiobotocore.client import AioBaseClient
+from aiobotocore.session import AioSession
 from botocore.exceptions import (
     BotoCoreError,
     ChecksumError,
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
 
 from loaders.wire.blobs import decode_blobs, may_hold_blobs
 from loaders.wire.connection import Answer
-from loaders.wire.endpoint import pool_for, reachable_directly, signing_credentials_of
+from loaders.wire.endpoint import WireSettings, close_with
 from loaders.wire.pool import ConnectionPool
 from loaders.wire.retries import RetryQuota, is_retryable
 from loaders.wire.signer import Signer, SigningCredentials, host_of
@@ -66,8 +67,6 @@ CRC32 = b"x-amz-crc32"
 TRACE_ID_SAFE = "-=;:+&[]{}\"',"
 #: The operations the lean path sends (client method name -> DynamoDB's name).
 OPERATIONS = {"get_item": "GetItem", "batch_get_item": "BatchGetItem", "query": "Query"}
-#: botocore's standard mode when the config names no attempts.
-DEFAULT_MAX_ATTEMPTS = 3
 
 Clock = Callable[[], datetime]
 
@@ -127,16 +126,6 @@ def recursion_header() -> str:
     return f"X-Amzn-Trace-Id: {quote(trace_id, safe=TRACE_ID_SAFE)}\r\n"
 
 
-def max_attempts_of(config: Any) -> int:
-    """Total attempts from a botocore Config's `retries`, as botocore reads it."""
-    retries: Mapping[str, Any] = getattr(config, "retries", None) or {}
-    if "total_max_attempts" in retries:
-        return int(retries["total_max_attempts"])
-    if "max_attempts" in retries:
-        return int(retries["max_attempts"]) + 1
-    return DEFAULT_MAX_ATTEMPTS
-
-
 class UnreadableAnswer(BotoCoreError):
     """A 200 answer whose body is not JSON (a proxy's page, a cut body): not DynamoDB's."""
 
@@ -148,15 +137,18 @@ Sleep = Callable[[float], Awaitable[None]]
 
 
 class LeanClient:
-    """Sends the read operations of `OPERATIONS` for one aiobotocore DynamoDB client.
+    """Sends the read operations of `OPERATIONS` beside one aiobotocore DynamoDB client (its
+    events are emitted, its modelled exceptions raised, its closing closes the pools).
 
-    `credentials`: botocore's credentials object (the session's public
-    `get_credentials()`), refreshed by botocore; None: the client's own. `sleep` and
-    `random` make the retries' pauses (botocore's `ExponentialBackoff`) testable."""
+    `wire`: the configuration, the values the client was built with (None: read from the
+    client's public `meta`). `credentials`: botocore's credentials object (the session's
+    public `get_credentials()`), refreshed by botocore; None: the default chain's. `sleep`
+    and `random` make the retries' pauses (botocore's `ExponentialBackoff`) testable."""
 
     def __init__(
         self,
         client: Any,
+        wire: WireSettings | None = None,
         *,
         credentials: Any | None = None,
         clock: Clock | None = None,
@@ -164,22 +156,21 @@ class LeanClient:
         random: Callable[[], float] = random.random,
     ):
         self._client = client
+        self.wire = wire = wire or WireSettings.of_client(client)
         self._credentials = credentials
         self._clock: Clock = clock or (lambda: datetime.now(UTC))
         self._sleep = sleep
         self._backoff = ExponentialBackoff(random=random)
-        self.endpoint_url: str = client.meta.endpoint_url
-        self.max_attempts = max_attempts_of(client.meta.config)
-        # botocore sets every option on its Config, but its stubs do not declare them.
-        agent: str | None = getattr(client.meta.config, "user_agent", None)
-        self.user_agent = agent or "insight-gateway"
-        self.signer = Signer(client.meta.region_name, host_of(self.endpoint_url))
+        self.endpoint_url = wire.endpoint_url
+        self.max_attempts = wire.max_attempts
+        self.user_agent = wire.user_agent
+        self.signer = Signer(wire.region, host_of(self.endpoint_url))
+        # By endpoint URL (one, unless account-ID endpoints make it the credentials').
+        self._signers = {self.endpoint_url: self.signer}
+        self._pools: dict[str, ConnectionPool] = {}
         #: The retry quota (botocore's bucket of 500), this client's own.
         self.quota = RetryQuota()
         self._events: Any = client.meta.events
-        # The client's pool, kept (a weak-keyed lookup an attempt otherwise); fetched again
-        # once closed.
-        self._pool: ConnectionPool | None = None
         # Each request's fixed head: the request line and the headers no call changes.
         self._head = f"POST / HTTP/1.1\r\nUser-Agent: {self.user_agent}\r\n" + (
             "Accept-Encoding: identity\r\n"  # as aiobotocore sends it (botocore issue 1255)
@@ -189,24 +180,33 @@ class LeanClient:
 
     @staticmethod
     def serves(client: object) -> bool:
-        """Whether `client` is an aiobotocore client itself, reaching its endpoint without a
-        proxy (a wrapper around one, as some tests use, keeps the botocore path and whatever
-        the wrapper does; so does a proxied endpoint)."""
-        return isinstance(client, AioBaseClient) and reachable_directly(client)
+        """Whether `client` is an aiobotocore client itself (a wrapper around one, as some
+        tests use, keeps the botocore path and whatever the wrapper does)."""
+        return isinstance(client, AioBaseClient)
 
     async def credentials(self) -> SigningCredentials:
-        """The credentials, frozen (botocore refreshes them when they expire). None found is
-        botocore's `NoCredentialsError`; a source that fails raises its own error: either
-        way before any attempt, so nothing is retried and no retry quota is spent."""
+        """The credentials, frozen (botocore refreshes them when they expire): the ones
+        given, else the default chain's (botocore's public `get_credentials()`). None found
+        is botocore's `NoCredentialsError`; a source that fails raises its own error:
+        either way before any attempt, so nothing is retried and no retry quota is spent."""
         source: Any = self._credentials
         if source is None:
-            source = signing_credentials_of(self._client)
+            source = self._credentials = await AioSession().get_credentials()
         if source is None:
             raise NoCredentialsError()
         frozen = await source.get_frozen_credentials()
         if frozen is None or not frozen.access_key:
             raise NoCredentialsError()
-        return SigningCredentials(frozen.access_key, frozen.secret_key, frozen.token)
+        account: str | None = getattr(frozen, "account_id", None)
+        return SigningCredentials(frozen.access_key, frozen.secret_key, frozen.token, account)
+
+    def pool(self, url: str) -> ConnectionPool:
+        """The connections to `url`, made on its first call and closed with the client."""
+        pool = self._pools.get(url)
+        if pool is None or pool.closed:
+            pool = self._pools[url] = self.wire.pool(url)
+            close_with(self._client, pool)
+        return pool
 
     async def send(self, operation: str, params: Mapping[str, Any], attempts: list[int]) -> Any:
         """One operation, retried as botocore's standard mode retries it; `attempts[0]` is
@@ -271,10 +271,13 @@ class LeanClient:
         body: bytes,
         credentials: SigningCredentials,
         trace_headers: str = "",
+        url: str | None = None,
     ) -> bytes:
-        """One whole HTTP/1.1 request, signed now: what an attempt writes (with the span's
-        propagation headers, unsigned, as botocore's instrumentation adds them)."""
-        headers = self.signer.headers(target, body, credentials, self._clock())
+        """One whole HTTP/1.1 request to `url` (the endpoint's by default), signed now: what
+        an attempt writes (with the span's propagation headers, unsigned, as botocore's
+        instrumentation adds them)."""
+        signer = self.signer if url is None else self._signer(url)
+        headers = signer.headers(target, body, credentials, self._clock())
         fields = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
         if "X-Amzn-Trace-Id" not in trace_headers:  # the propagator's wins, as in botocore
             fields += recursion_header()
@@ -284,11 +287,18 @@ class LeanClient:
     async def _attempt(
         self, target: str, body: bytes, credentials: SigningCredentials, span: CallSpan
     ) -> Answer:
-        request = self.request(target, body, credentials, span.trace_headers())
-        pool = self._pool
+        url = self.wire.url_for(credentials.account_id)
+        request = self.request(target, body, credentials, span.trace_headers(), url)
+        pool = self._pools.get(url)
         if pool is None or pool.closed:
-            pool = self._pool = pool_for(self._client)
+            pool = self.pool(url)
         return await pool.exchange(request)
+
+    def _signer(self, url: str) -> Signer:
+        signer = self._signers.get(url)
+        if signer is None:
+            signer = self._signers[url] = Signer(self.wire.region, host_of(url))
+        return signer
 
     @staticmethod
     def _parsed(name: str, answer: Answer, attempt: int) -> Any:

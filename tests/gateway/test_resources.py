@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from aiobotocore.parsers import AioResponseParserFactory
@@ -48,3 +49,45 @@ async def test_botocore_skips_its_validation_and_the_errors_stay_clear(
         with pytest.raises(DynamoDBFailure, match=r"get_item not sent: .*Key\.PK") as unsent:
             await dynamo.call("get_item", TableName=tables.pave, Key={"PK": "not-wire"})
         assert isinstance(unsent.value.__cause__, AttributeError)
+
+
+async def test_the_lean_path_is_configured_with_the_clients_own_values(endpoint_url: str) -> None:
+    settings = Settings(
+        dynamodb_endpoint_url=endpoint_url,
+        max_pool_connections=17,
+        dynamodb_max_attempts=4,
+        dynamodb_connect_timeout_seconds=2.5,
+        dynamodb_read_timeout_seconds=3.5,
+    )
+    async with open_dynamo(settings) as dynamo:
+        assert dynamo._lean is not None
+        wire = dynamo._lean.wire
+        config: Any = dynamo.client.meta.config
+        assert (wire.endpoint_url, wire.region) == (endpoint_url, dynamo.client.meta.region_name)
+        assert wire.max_attempts == config.retries["total_max_attempts"] == 4
+        assert wire.retry_mode == config.retries["mode"]
+        assert wire.pool_size == config.max_pool_connections == 17
+        assert (wire.connect_timeout, wire.read_timeout) == (2.5, 3.5)
+        assert (config.connect_timeout, config.read_timeout) == (2.5, 3.5)
+        assert wire.keepalive == config.connector_args["keepalive_timeout"]
+        assert config.user_agent.startswith(wire.user_agent)
+        # Configured with an endpoint, botocore never picks an account's.
+        assert not wire.account_endpoints
+
+
+async def test_an_endpoint_with_a_path_is_said_at_start_and_read_through_botocore(
+    endpoint_url: str, tables: TableNames, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings = Settings(dynamodb_endpoint_url=endpoint_url + "/", tables=tables)
+    async with open_dynamo(settings) as dynamo:
+        assert dynamo._lean is not None
+    assert not caplog.records
+    settings = Settings(dynamodb_endpoint_url=endpoint_url + "/dynamodb", tables=tables)
+    with caplog.at_level("WARNING", logger="gateway.dynamodb"):
+        async with open_dynamo(settings) as dynamo:
+            assert dynamo._lean is None
+    [line] = [record.getMessage() for record in caplog.records]
+    assert line == (
+        "DynamoDB reads go through botocore: the lean path cannot follow "
+        f"endpoint '{endpoint_url}/dynamodb' has a path"
+    )

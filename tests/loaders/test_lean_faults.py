@@ -1,6 +1,7 @@
 """The lean path's answers to what botocore handles, over a scripted server on 127.0.0.1:
 a body failing its CRC32, sustained throttling, a credential source's outage or absence,
-the modelled exception classes, a 200 that is not JSON, and the trace headers."""
+the modelled exception classes, a 200 that is not JSON, the trace headers, and the
+account-ID endpoint botocore picks."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import asyncio
 import zlib
 from typing import Any
 
+import botocore.session
 import pytest
 from botocore.exceptions import ChecksumError, ConnectTimeoutError, NoCredentialsError
 
@@ -15,7 +17,9 @@ from loaders.dynamodb import Dynamo
 from loaders.errors import DynamoDBUnavailable
 from loaders.tables import TableNames
 from loaders.wire.client import LeanClient, UnreadableAnswer
+from loaders.wire.endpoint import WireSettings
 from loaders.wire.retries import RetryQuota
+from loaders.wire.signer import SigningCredentials
 from tests.loaders.test_wire_connections import GET, OK_BODY, Behaviour, Script, client_of, scripted
 
 THROTTLED = b'{"__type":"com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException"}'
@@ -168,3 +172,32 @@ async def test_in_a_lambda_the_trace_id_goes_as_botocore_sends_it(
         b"\r\nX-Amzn-Trace-Id: Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1\r\n"
         in (script.requests[0])
     )
+
+
+def test_with_an_account_the_read_goes_where_botocore_sends_it() -> None:
+    account = "123456789012"
+    botocores: list[str] = []
+
+    def grab(request: Any, **_: Any) -> None:
+        botocores.append(request.url)
+        raise StopAsyncIteration  # sent nowhere
+
+    client = botocore.session.get_session().create_client(
+        "dynamodb",
+        region_name="eu-west-1",
+        aws_access_key_id="a",
+        aws_secret_access_key="b",
+        aws_account_id=account,
+    )
+    client.meta.events.register("before-send", grab)
+    with pytest.raises(StopAsyncIteration):
+        client.get_item(**GET)
+    wire = WireSettings(client.meta.endpoint_url, "eu-west-1", account_endpoints=True)
+    assert wire.url_for(account) + "/" == botocores[0]
+    assert wire.url_for(None) == client.meta.endpoint_url
+    lean = LeanClient(client, wire)
+    request = lean.request(
+        "DynamoDB_20120810.GetItem", b"{}", SigningCredentials("a", "b"), url=wire.url_for(account)
+    )
+    assert b"\r\nHost: 123456789012.ddb.eu-west-1.amazonaws.com\r\n" in request
+    assert b"/eu-west-1/dynamodb/aws4_request" in request
