@@ -22,7 +22,7 @@ from botocore.utils import get_environ_proxies
 
 from loaders.wire.pool import ConnectionPool
 
-__all__ = ["STANDARD", "WireSettings", "close_with", "tls_context"]
+__all__ = ["STANDARD", "WireSettings", "close_with", "default_verify", "tls_context"]
 
 #: botocore's standard retry mode, the one the lean path follows.
 STANDARD = "standard"
