@@ -19,6 +19,9 @@ from loaders.wire.signer import DEFAULT_PORTS
 
 __all__ = ["ConnectionPool"]
 
+#: Seconds before the next address is tried while one still connects (aiohttp's value).
+HAPPY_EYEBALLS_DELAY = 0.25
+
 
 class ConnectionPool:
     """Connections to `url` (http or https; `tls` is the context for https)."""
@@ -81,6 +84,9 @@ class ConnectionPool:
                     self._host,
                     self._port,
                     ssl=self._tls,
+                    # A host with IPv6 and IPv4 addresses: the next tried after 0.25 s, all
+                    # within the one connect timeout (RFC 8305; aiohttp's default too).
+                    happy_eyeballs_delay=HAPPY_EYEBALLS_DELAY,
                 )
         except TimeoutError as error:
             raise ConnectTimeoutError(endpoint_url=self.url, error=error) from error

@@ -20,7 +20,15 @@ from loaders.wire.client import LeanClient, UnreadableAnswer
 from loaders.wire.endpoint import WireSettings
 from loaders.wire.retries import RetryQuota
 from loaders.wire.signer import SigningCredentials
-from tests.loaders.test_wire_connections import GET, OK_BODY, Behaviour, Script, client_of, scripted
+from tests.loaders.test_wire_connections import (
+    GET,
+    OK_BODY,
+    Behaviour,
+    Script,
+    answer,
+    client_of,
+    scripted,
+)
 
 THROTTLED = b'{"__type":"com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException"}'
 
@@ -201,3 +209,27 @@ def test_with_an_account_the_read_goes_where_botocore_sends_it() -> None:
     )
     assert b"\r\nHost: 123456789012.ddb.eu-west-1.amazonaws.com\r\n" in request
     assert b"/eu-west-1/dynamodb/aws4_request" in request
+
+
+async def continue_then_answer(writer: asyncio.StreamWriter) -> None:
+    writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+    await writer.drain()
+    await answer()(writer)
+
+
+async def until_closed(writer: asyncio.StreamWriter) -> None:
+    writer.write(b"HTTP/1.0 200 OK\r\nx-amzn-RequestId: REQ\r\n\r\n" + OK_BODY)
+    await writer.drain()
+    writer.close()
+
+
+@pytest.mark.parametrize("behaviour", [continue_then_answer, until_closed])
+async def test_interim_and_close_delimited_answers_are_read(behaviour: Behaviour) -> None:
+    script = Script(behaviours=[behaviour, behaviour])
+    async with scripted(script) as url, client_of(url) as client:
+        dynamo = lean_dynamo(client, Pauses())
+        for _ in range(2):
+            got = await dynamo.call("get_item", **GET)
+            assert got["Item"]["SK"] == {"S": "PAYDAY"}
+            assert got["ResponseMetadata"]["RetryAttempts"] == 0
+    assert len(script.requests) == 2
