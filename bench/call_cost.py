@@ -183,20 +183,32 @@ async def _pool_floor(dynamo: Dynamo, user_id: str) -> list[Callable[[], Awaitab
 
 async def _httptools_floor(
     dynamo: Dynamo, user_id: str
-) -> tuple[list[Callable[[], Awaitable[Any]]], asyncio.BaseTransport]:
+) -> tuple[list[Callable[[], Awaitable[Any]]], list[Connection]]:
     """The floor: the lean path's three requests, signed once, then written again and
-    again on one of its connections (loaders/wire/connection.py), without the pool."""
+    again on one of its connections (loaders/wire/connection.py), without the pool. The
+    connection idles through the other paths' turns: past dynalite's keep-alive (5 s) it
+    is closed, and opened again before the next turn."""
     lean: Any = dynamo._lean
     url = urlsplit(lean.endpoint_url)
     host, port = url.hostname or "127.0.0.1", url.port or 80
-    transport, connection = await asyncio.get_running_loop().create_connection(
-        lambda: Connection(lean.endpoint_url, read_timeout=None), host, port
-    )
+
+    async def opened() -> Connection:
+        _, connection = await asyncio.get_running_loop().create_connection(
+            lambda: Connection(lean.endpoint_url, read_timeout=None), host, port
+        )
+        return connection
+
+    held = [await opened()]
 
     def bare(request: bytes) -> Callable[[], Awaitable[Any]]:
-        return lambda: connection.exchange(request)
+        async def exchange() -> Any:
+            if held[0].closed:
+                held[0] = await opened()
+            return await held[0].exchange(request)
 
-    return [bare(request) for request in await _requests(dynamo, user_id)], transport
+        return exchange
+
+    return [bare(request) for request in await _requests(dynamo, user_id)], held
 
 
 async def measure(client: Any, tables: TableNames, user_id: str) -> list[PathCost]:
@@ -206,11 +218,11 @@ async def measure(client: Any, tables: TableNames, user_id: str) -> list[PathCos
     calls = {name: _calls(dynamo, user_id) for name, dynamo in paths.items()}
     calls[WIRE] = await _wire_floor(paths[LEAN], user_id)
     calls[POOL] = await _pool_floor(paths[LEAN], user_id)
-    calls[HTTPTOOLS], transport = await _httptools_floor(paths[LEAN], user_id)
+    calls[HTTPTOOLS], held = await _httptools_floor(paths[LEAN], user_id)
     try:
         return await _alternating(calls, costs)
     finally:
-        transport.close()
+        held[0].close()
 
 
 async def _alternating(
