@@ -190,7 +190,7 @@ def test_with_an_account_the_read_goes_where_botocore_sends_it() -> None:
         botocores.append(request.url)
         raise StopAsyncIteration  # sent nowhere
 
-    client = botocore.session.get_session().create_client(
+    client: Any = botocore.session.get_session().create_client(
         "dynamodb",
         region_name="eu-west-1",
         aws_access_key_id="a",

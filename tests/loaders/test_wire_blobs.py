@@ -59,7 +59,8 @@ async def botocores(operation: str, body: bytes) -> Any:
         "body": body,
         "context": {"operation_name": operation},
     }
-    parsed = await AioResponseParserFactory().create_parser("json").parse(response, shape)
+    parser: Any = AioResponseParserFactory().create_parser("json")
+    parsed = await parser.parse(response, shape)
     del parsed["ResponseMetadata"]
     return parsed
 
