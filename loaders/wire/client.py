@@ -157,7 +157,7 @@ class LeanClient:
     ):
         self._client = client
         self.wire = wire = wire or WireSettings.of_client(client)
-        self._credentials = credentials
+        self._credential_source = credentials
         self._clock: Clock = clock or (lambda: datetime.now(UTC))
         self._sleep = sleep
         self._backoff = ExponentialBackoff(random=random)
@@ -189,9 +189,9 @@ class LeanClient:
         given, else the default chain's (botocore's public `get_credentials()`). None found
         is botocore's `NoCredentialsError`; a source that fails raises its own error:
         either way before any attempt, so nothing is retried and no retry quota is spent."""
-        source: Any = self._credentials
+        source: Any = self._credential_source
         if source is None:
-            source = self._credentials = await AioSession().get_credentials()
+            source = self._credential_source = await AioSession().get_credentials()
         if source is None:
             raise NoCredentialsError()
         frozen = await source.get_frozen_credentials()
