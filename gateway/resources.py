@@ -67,7 +67,10 @@ def wire_settings(settings: ServiceSettings, endpoint_url: str) -> WireSettings:
         read_timeout=settings.dynamodb_read_timeout_seconds,
         keepalive=KEEPALIVE_SECONDS,
         verify=default_verify(),
-        account_endpoints=settings.dynamodb_endpoint_url is None
+        # botocore's ruleset picks an account's endpoint only for the plain regional one
+        # (not FIPS, not dual-stack, not a configured URL), unless the mode is disabled.
+        account_endpoints=endpoint_url == f"https://dynamodb.{settings.region}.amazonaws.com"
+        and settings.dynamodb_endpoint_url is None
         and os.environ.get("AWS_ACCOUNT_ID_ENDPOINT_MODE", "preferred") != "disabled",
     )
 

@@ -10,7 +10,7 @@ import pytest
 from aiobotocore.parsers import AioResponseParserFactory
 from botocore.exceptions import ClientError
 
-from gateway.resources import KEEPALIVE_SECONDS, USER_AGENT, open_dynamo
+from gateway.resources import KEEPALIVE_SECONDS, USER_AGENT, open_dynamo, wire_settings
 from gateway.settings import Settings
 from loaders.dynamodb import DynamoDBFailure
 from loaders.tables import TableNames
@@ -91,3 +91,27 @@ async def test_an_endpoint_with_a_path_is_said_at_start_and_read_through_botocor
         "DynamoDB reads go through botocore: the lean path cannot follow "
         f"endpoint '{endpoint_url}/dynamodb' has a path"
     )
+
+
+@pytest.mark.parametrize(
+    ("configured", "resolved", "mode", "by_account"),
+    [
+        (None, "https://dynamodb.eu-west-1.amazonaws.com", "preferred", True),
+        (None, "https://dynamodb.eu-west-1.amazonaws.com", "disabled", False),
+        (None, "https://dynamodb-fips.eu-west-1.amazonaws.com", "preferred", False),
+        ("http://127.0.0.1:8000", "http://127.0.0.1:8000", "preferred", False),
+    ],
+)
+def test_account_endpoints_where_botocore_picks_them(
+    configured: str | None,
+    resolved: str,
+    mode: str,
+    by_account: bool,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("AWS_ACCOUNT_ID_ENDPOINT_MODE", mode)
+    settings = Settings(dynamodb_endpoint_url=configured, region="eu-west-1")
+    wire = wire_settings(settings, resolved)
+    assert wire.account_endpoints is by_account
+    expected = "https://123456789012.ddb.eu-west-1.amazonaws.com" if by_account else resolved
+    assert wire.url_for("123456789012") == expected
