@@ -15,8 +15,10 @@ EXTRAS := --extra dev
 
 # A changed pyproject.toml or uv.lock syncs the venv again: exactly the locked versions, the
 # project editable, anything else removed. --locked fails when uv.lock is stale (`make lock`).
+# --compile-bytecode writes every package's .pyc once: where PYTHONDONTWRITEBYTECODE is set,
+# every process would otherwise compile them again (3 s of CPU a gateway start, 1.3 with them).
 $(STAMP): pyproject.toml uv.lock $(UV)
-	$(UV) sync --quiet --locked $(EXTRAS)
+	$(UV) sync --quiet --locked --compile-bytecode $(EXTRAS)
 	touch $(STAMP)
 
 # The venv (python3's own venv module, so a machine with only python3 will do) and uv in it.
@@ -109,7 +111,10 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+# The project's own .pyc too (only what changed is compiled again), for the processes the
+# tests start: replicas, serve, the CLI.
 pytest: $(STAMP) graphiql-assets $(DYNALITE) $(FEDERATION) $(CLIENTS) $(WS_CLIENTS) $(APOLLO_PEER)
+	$(BIN)/python -m compileall -q gateway schema loaders support
 	$(BIN)/pytest
 
 # The performance benchmark (bench/): dynalite from npm, the gateway under uvicorn, one table;

@@ -61,7 +61,7 @@ GATEWAY_UID = 10001
 def image() -> str:
     missing = missing_tools()
     if missing:
-        reason = f"the image tests need {', '.join(missing)} (make test installs them: support/bootstrap)"
+        reason = f"the image tests need {', '.join(missing)} (make test installs them)"
         if os.environ.get("CI") == "true":
             pytest.fail(reason)
         pytest.skip(reason)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from gateway.auth.token_command import add_token_command
 from gateway.cli.admin import AdminError, create_local_tables, seed_local_demo
 from gateway.cli.documents import add_documents_command
+from gateway.cli.schema_check import add_check_command
 from gateway.cli.sdl import entry_points_first
 from gateway.cli.serve import run_serve
 from gateway.cli.usage import add_usage_command
@@ -25,7 +26,9 @@ SERVE_EXIT_CODES = (
     "exit codes: 0 stopped, 1 the gateway failed to start, 2 bad usage or settings, or the "
     "port is taken (nothing is printed or started then)"
 )
-SCHEMA_EXIT_CODES = "exit codes: 0 printed, 2 bad usage or settings"
+SCHEMA_EXIT_CODES = (
+    "exit codes: 0 printed, 2 bad usage or settings; `schema check -h` for the check's own"
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,8 +57,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     schema = commands.add_parser(
         "schema",
-        help="print the GraphQL schema (SDL), as in schema.graphql",
-        description="Print the gateway's GraphQL schema in SDL; schema.graphql is its output.",
+        help="print the GraphQL schema (SDL), as in schema.graphql; `schema check` checks its "
+        "changes against the clients' field usage",
+        description="Print the gateway's GraphQL schema in SDL; schema.graphql is its output. "
+        "`insight-gateway schema check` checks the schema's changes since its release against "
+        "what clients read.",
         epilog=SCHEMA_EXIT_CODES,
     )
     schema.add_argument(
@@ -65,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
         "in `_service { sdl }`), for a router's composition",
     )
     schema.set_defaults(run=run_schema)
+    add_check_command(
+        schema.add_subparsers(dest="schema_command", required=False, metavar="SUBCOMMAND")
+    )
 
     create = commands.add_parser(
         "create-tables",

@@ -30,6 +30,8 @@ from loaders.call_log import CallLog
 from loaders.dynamodb import ConditionFailed, FinishedCall
 from loaders.errors import DynamoDBUnavailable
 
+#: Operations served: the share of them that read a coordinate is `schema check`'s threshold.
+OPERATIONS_METRIC = "gateway_graphql_operations"
 #: Seconds: a cached answer is ~1 ms, a cold wide query ~100 ms, the deadline 10 s.
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
 #: Keys in one BatchGetItem (at most 100).
@@ -54,7 +56,7 @@ class Metrics:
         #: bounded set), every other text the one UNLISTED label (see create_app).
         self.operation_label: Callable[[str | None], str] = lambda text: UNLISTED
         self.operations = Counter(
-            "gateway_graphql_operations",
+            OPERATIONS_METRIC,
             "GraphQL operations executed, by type (query, mutation), outcome (ok: no error; "
             "error: refused whole, or every root field null with an error; partial: the rest) "
             "and trusted operation name",

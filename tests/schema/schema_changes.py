@@ -7,10 +7,9 @@ and `find_dangerous_changes`, and each change is named by its schema coordinate
 
 This check says whether a removal is allowed (deprecated in a release before); it cannot say
 whether a client still reads what is removed. The gateway counts that per coordinate and
-client (`gateway_field_usage_total`): before removing a deprecated coordinate, run
-`insight-gateway usage <Prometheus>/api/v1/query --window 30d` (or a replica's `/metrics`),
-which names the same coordinates as here and exits 1 while any deprecated one is still read
-(docs/field-usage.md).
+client (`gateway_field_usage_total`): `insight-gateway schema check --prometheus URL` joins
+the same changes, named by the same coordinates (gateway/cli/schema_changes.py), with who
+read each in a window, and exits 1 while a breaking one is still read (docs/field-usage.md).
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ import re
 import tomllib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import NamedTuple
 
 from graphql import (
     BreakingChange,
@@ -34,24 +32,12 @@ from graphql import (
     GraphQLSchema,
 )
 
+from gateway.cli.schema_changes import Version, coordinate, parse_version
+
 ROOT = Path(__file__).resolve().parents[2]
-RELEASED = ROOT / "schema" / "released"
 CHANGELOG = ROOT / "CHANGELOG.md"
 
-Version = tuple[int, ...]
-
-# `Type.field`, `Type.field(arg:)`, `@directive(arg:)`: how graphql-core's messages name places.
-_COORDINATE = re.compile(r"@?[_A-Za-z]\w*\.[_A-Za-z]\w*(?:\([_A-Za-z]\w*:\))?|@\w+(?:\(\w+:\))?")
 _VERSION_HEADING = re.compile(r"^## (\d+(?:\.\d+)*)(?: \(\d{4}-\d{2}-\d{2}\))?\s*$", re.MULTILINE)
-
-
-class Released(NamedTuple):
-    version: Version
-    path: Path
-
-
-def parse_version(text: str) -> Version:
-    return tuple(int(part) for part in text.split("."))
 
 
 def format_version(version: Version) -> str:
@@ -62,24 +48,6 @@ def project_version() -> Version:
     """pyproject.toml's version: the schema's version."""
     with (ROOT / "pyproject.toml").open("rb") as file:
         return parse_version(tomllib.load(file)["project"]["version"])
-
-
-def newest_release(folder: Path = RELEASED) -> Released:
-    releases = [Released(parse_version(p.stem), p) for p in folder.glob("*.graphql")]
-    if not releases:
-        raise FileNotFoundError(f"no released schema in {folder}")
-    return max(releases)
-
-
-def coordinate(change: BreakingChange | DangerousChange, schemas: Iterable[GraphQLSchema]) -> str:
-    """The schema coordinate the change is about: its first `Type.member` (or directive), or
-    else the first word that names a type of either schema (`User was removed.`)."""
-    match = _COORDINATE.search(change.description)
-    if match:
-        return match.group(0)
-    names = {name for schema in schemas for name in schema.type_map}
-    words: list[str] = re.findall(r"[_A-Za-z]\w*", change.description)
-    return next((word for word in words if word in names), change.description)
 
 
 def version_section(changelog: str, version: Version) -> str | None:

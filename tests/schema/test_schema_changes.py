@@ -18,12 +18,11 @@ from graphql import (
     print_schema,
 )
 
+from gateway.cli.schema_changes import coordinate, newest_release
 from schema.root import build_schema
 from tests.schema.schema_changes import (
     CHANGELOG,
-    coordinate,
     format_version,
-    newest_release,
     project_version,
     removed_without_deprecation,
     subsection,

@@ -57,7 +57,7 @@ async def test_an_outside_write_shows_on_both_replicas_within_the_feeds_lag(
     async with httpx.AsyncClient(timeout=10) as client:
         for replica in (first, second):
             # Cached once every streamed table's position is heard (through Redis too).
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + 90
             while time.monotonic() < deadline:
                 before, cost = await read(client, replica, token)
                 if cost["cachedReads"] == 1:
@@ -69,7 +69,7 @@ async def test_an_outside_write_shows_on_both_replicas_within_the_feeds_lag(
         written = time.monotonic()
         shown_after: list[float] = []
         for replica in (first, second):
-            deadline = written + 20
+            deadline = written + 60
             while time.monotonic() < deadline:
                 income, _ = await read(client, replica, token)
                 if income == {"amount": "2000.00"}:

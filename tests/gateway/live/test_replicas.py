@@ -96,7 +96,9 @@ async def heard(redis_server: RedisServer) -> AsyncIterator[Recorder]:
     await feed.close()
 
 
-async def until(condition: Callable[[], bool], seconds: float = 30.0) -> None:
+async def until(condition: Callable[[], bool], seconds: float = 90.0) -> None:
+    """Until `condition` holds. The bound is for what never happens: a replica's start takes
+    a few seconds alone, and 20-30 s with both cores taken by others."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if await asyncio.to_thread(condition):
