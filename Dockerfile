@@ -71,8 +71,12 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
 # `--ws`: uvicorn's WebSocket protocol with per-message compression as
 # INSIGHT_SUBSCRIPTIONS_COMPRESSION says (off by default), and, at SIGTERM, the sockets closed
 # with 1012 spread over the grace period (gateway/subscriptions/server_protocol.py).
+# `--http`: uvicorn's httptools protocol with the request head bounded (431 over
+# INSIGHT_MAX_HEAD_BYTES, closed past INSIGHT_HEAD_TIMEOUT_SECONDS; gateway/http/bounded_head.py),
+# and at SIGTERM the live SSE and multipart streams ended with a `retry:` within a second
+# (gateway/live_http/server_protocol.py).
 # Open files: each socket is one. An image cannot set ulimits; the factory raises the soft
 # RLIMIT_NOFILE to the hard one the runtime gives (containerd, Docker: 1,048,576 or 524,288),
 # and warns when it is below INSIGHT_SUBSCRIPTIONS_MAX_SOCKETS plus 1,024. Under a runtime with
 # a low hard limit: `docker run --ulimit nofile=65536:65536`.
-CMD ["uvicorn", "--factory", "gateway.asgi:create_app_from_environ", "--no-server-header", "--ws", "gateway.subscriptions.server_protocol:GatewayWebSocketProtocol"]
+CMD ["uvicorn", "--factory", "gateway.asgi:create_app_from_environ", "--no-server-header", "--ws", "gateway.subscriptions.server_protocol:GatewayWebSocketProtocol", "--http", "gateway.live_http.server_protocol:GatewayHttpProtocol"]

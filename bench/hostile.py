@@ -14,6 +14,8 @@ what four clients sending them do to `/healthz`: `python -m bench hostile`.
    and validation caches, the limits, the budget's figure and field usage read from its
    prepared operation (schema/prepared.py), execution itself left out; with the walks of the
    document per request.
+4. Issue 42's surfaces (bench/hostile_surfaces.py): the CPU of 1,000 replays of a keyed
+   mutation, and the memory of 100 partial heads.
 Bounded: fixed iterations and probes, every process on loopback and stopped by its id.
 """
 
@@ -34,6 +36,7 @@ from strawberry.extensions import SchemaExtension
 from strawberry.schema.schema import validate_document
 
 from bench import processes
+from bench.hostile_surfaces import surfaces_figures
 from gateway.auth.tokens import mint_token
 from gateway.cli.examples import DASHBOARD_QUERY
 from gateway.observability.field_usage import FieldUsage
@@ -248,3 +251,4 @@ def main() -> None:
     validation_figures()
     repeated(300)
     healthz_figures()
+    surfaces_figures()

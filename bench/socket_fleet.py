@@ -61,6 +61,8 @@ class FleetResult:
     #: From each mutation's answer (its commit is before) to its event.
     after_answer: list[float] = field(default_factory=list)
     rereads: dict[str, float] = field(default_factory=dict)
+    #: What each frontend holds: a socket, or an SSE stream (bench/sse_fleet.py).
+    transport: str = "socket"
 
     @property
     def kib_per_socket(self) -> float:
@@ -74,14 +76,14 @@ class FleetResult:
         per_change = {r: n / CHANGED_USERS for r, n in self.rereads.items()}
         met = "met" if self.kib_per_socket <= 20 else "NOT met"
         return [
-            f"fleet: {self.sockets} sockets x {self.per_socket} viewerChanged, compression "
-            f"{'on' if self.compression else 'off'}, uvicorn --ws {self.ws}",
+            f"fleet: {self.sockets} {self.transport}s x {self.per_socket} viewerChanged, "
+            f"compression {'on' if self.compression else 'off'}, uvicorn {self.ws}",
             f"  gateway RSS {self.rss_before_kib} KiB -> {self.rss_after_kib} KiB: "
-            f"{self.kib_per_socket:.1f} KiB a socket with its subscription(s) "
+            f"{self.kib_per_socket:.1f} KiB a {self.transport} with its subscription(s) "
             f"(target <= 20 KiB: {met})",
             f"  opened in {self.open_seconds:.1f} s "
-            f"({self.sockets / max(self.open_seconds, 1e-9):.0f} sockets/s)",
-            f"  a change to {len(self.latencies)} users, all sockets open: "
+            f"({self.sockets / max(self.open_seconds, 1e-9):.0f} {self.transport}s/s)",
+            f"  a change to {len(self.latencies)} users, all {self.transport}s open: "
             f"p50 {self.percentile(0.5) * 1000:.0f} ms, p99 {self.percentile(0.99) * 1000:.0f} ms "
             f"(mean {statistics.fmean(self.latencies or [0]) * 1000:.0f} ms; "
             "targets 1,000 and 2,000 ms), from each write's send",
@@ -194,7 +196,7 @@ async def fleet(
 ) -> FleetResult:
     """`ws`: uvicorn's `--ws` (the gateway's protocol, or uvicorn's own to compare)."""
     raise_own_file_limit()
-    result = FleetResult(sockets, per_socket, compression, ws.rsplit(":", 1)[-1])
+    result = FleetResult(sockets, per_socket, compression, "--ws " + ws.rsplit(":", 1)[-1])
     port = free_port()
     env = {
         "INSIGHT_DYNAMODB_ENDPOINT_URL": endpoint,

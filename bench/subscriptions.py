@@ -3,7 +3,7 @@ latency of changes with the fleet open, and one change fanned out to many identi
 subscriptions.
 
     .venv/bin/python -m bench.subscriptions [--sockets 10000] [--per-socket 1]
-        [--compression off|on|both] [--fan-out 1000]
+        [--compression off|on|both] [--fan-out 1000] [--transport socket|sse]
 
 - Fleet (bench/socket_fleet.py): a gateway under uvicorn in its own process (the image's
   command, over moto's server) holding `--sockets` sockets, each its own user's with
@@ -11,6 +11,8 @@ subscriptions.
   (target: at most 20 KiB), the time to open it, the latency of a change to 100 of its users
   (p50, p99; targets 1 s and 2 s), the re-reads per change by reason; with compression off
   (the default) and on.
+- `--transport sse` (bench/sse_fleet.py): the same fleet over GraphQL over SSE, a stream a
+  user (target: at most what a socket costs, 20 KiB); no compression runs, no fan-out.
 - Fan-out: the gateway in this process (its `memory://` change feed), `--fan-out` identical
   subscriptions of one user, 100 to a socket, one write and its change published at once (the
   stream readers' copy of it comes a second later and finds the answer unchanged): the time
@@ -34,6 +36,7 @@ from datetime import timedelta
 from websockets.asyncio.client import ClientConnection, connect
 
 from bench.socket_fleet import PROTOCOL, fleet
+from bench.sse_fleet import sse_fleet
 from gateway.app import create_app
 from gateway.auth.tokens import mint_token
 from gateway.cli.embedded import EmbeddedDynamoDB
@@ -130,7 +133,12 @@ async def fan_out(endpoint: str, tables: TableNames, count: int, per_socket: int
 
 
 async def main_async(
-    sockets: int, per_socket: int, compression: Sequence[bool], fan_out_count: int, ws: str
+    sockets: int,
+    per_socket: int,
+    compression: Sequence[bool],
+    fan_out_count: int,
+    ws: str,
+    transport: str = "socket",
 ) -> None:
     embedded = EmbeddedDynamoDB()
     embedded.start()
@@ -139,6 +147,10 @@ async def main_async(
         tables = dataclasses.replace(settings).tables
         async with open_dynamo(settings) as dynamo:
             await create_tables(dynamo.client, tables)
+        if transport == "sse":
+            result = await sse_fleet(embedded.endpoint_url, sockets)
+            print("\n".join(result.lines()), flush=True)
+            return
         for compressed in compression:
             result = await fleet(embedded.endpoint_url, sockets, per_socket, compressed, ws)
             print("\n".join(result.lines()), flush=True)
@@ -160,9 +172,17 @@ def main(argv: list[str] | None = None) -> None:
         default=PROTOCOL,
         help="uvicorn's --ws: the gateway's protocol, or websockets-sansio, websockets, wsproto",
     )
+    parser.add_argument(
+        "--transport",
+        choices=("socket", "sse"),
+        default="socket",
+        help="what each frontend holds: a socket, or an SSE stream (--sockets of them)",
+    )
     args = parser.parse_args(argv)
     modes = {"off": (False,), "on": (True,), "both": (False, True)}[args.compression]
-    asyncio.run(main_async(args.sockets, args.per_socket, modes, args.fan_out, args.ws))
+    asyncio.run(
+        main_async(args.sockets, args.per_socket, modes, args.fan_out, args.ws, args.transport)
+    )
 
 
 if __name__ == "__main__":

@@ -43,7 +43,6 @@ from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
 from loaders.transactions import Writes, commit
-from loaders.writers.payday import PaydayPredictionCommand, PredictionCommand
 from loaders.writers.payday import record_payday_prediction as stage_payday
 from schema.clock import SystemClock
 from schema.principal import WRITER
@@ -84,18 +83,17 @@ class WriteRow:
         )
 
 
-def command() -> PaydayPredictionCommand:
-    return PaydayPredictionCommand(
-        user_id=USER,
-        loan_id="loan-1",
-        detection_used="FLOATME_V2_PAYDAY_CALCULATION",
-        next_date=date(2026, 12, 11),
-        source="ACME PAYROLL",
-        frequency="biweekly",
-        pave=None,
-        fm=None,
-        v2=PredictionCommand(date(2026, 12, 11), "biweekly"),
-    )
+def command() -> dict[str, Any]:
+    """The mutation's input values, by field name (what `PaydayRow.written` checks)."""
+    return {
+        "user_id": USER,
+        "loan_id": "loan-1",
+        "detection_used": "FLOATME_V2_PAYDAY_CALCULATION",
+        "next_date": date(2026, 12, 11),
+        "source": "ACME PAYROLL",
+        "frequency": "biweekly",
+        "v2": {"payday": date(2026, 12, 11), "frequency": "biweekly"},
+    }
 
 
 async def calls_of(http: aiohttp.ClientSession, url: str) -> Counter[str]:

@@ -9,6 +9,7 @@ from dataclasses import replace
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route, WebSocketRoute
+from starlette.types import ASGIApp
 
 from gateway.cache import open_cache
 from gateway.http.batch import BatchStart
@@ -29,6 +30,7 @@ from gateway.observability.metrics import HttpMetrics, Metrics
 from gateway.observability.subscription_metrics import SubscriptionMetrics
 from gateway.observability.tracing import tracing_from_settings
 from gateway.operations.gate import OperationGate
+from gateway.operations.hosts import hosts_checked, hosts_middleware
 from gateway.protection.budget_charge import BudgetCharge
 from gateway.protection.rate_limit import Budgets
 from gateway.resources import open_dynamo, settled_collector
@@ -176,6 +178,8 @@ def create_app(
         # Outermost: every answer is counted, CORS refusals too.
         middleware=[
             Middleware(AccessLog),
+            # A Host not allowed is refused (400) before anything else runs.
+            *hosts_middleware(settings),
             # Inside the access log, which then logs its 500: nothing escapes as text/plain.
             Middleware(LastResort),
             Middleware(HttpMetrics, metrics=metrics),
@@ -183,7 +187,13 @@ def create_app(
         ],
         lifespan=lifespan,
     )
-    app.serve_socket = graphql.serve_websocket
+    app.serve_sockets(graphql.serve_websocket, lambda lane: hosts_checked(lane, settings))
+    stream: ASGIApp = graphql
+    for middleware, args, options in reversed(cors_middleware(settings)):
+        stream = middleware(stream, *args, **options)
+    app.serve_stream = hosts_checked(stream, settings)
+    # Ended at SIGTERM by uvicorn's HTTP protocol (gateway/live_http/server_protocol.py).
+    app.state.live_streams = graphql.open_streams
     app.state.resources = None
     app.state.settings = settings
     app.state.readiness = ReadinessMemory(settings.readyz_cache_seconds)

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import enum
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 from loaders import validation
 from loaders.dynamodb import Dynamo
@@ -20,12 +22,10 @@ from loaders.transactions import WriteConflict, Writes, commit
 from loaders.writers.common import read_consistent
 
 __all__ = [
-    "BalanceAlertCommand",
     "Decision",
     "Evaluation",
     "decide",
     "evaluate_balance_alert",
-    "validated",
 ]
 
 
@@ -35,13 +35,6 @@ class Decision(enum.Enum):
     ABOVE_THRESHOLD = "ABOVE_THRESHOLD"
     COOLDOWN = "COOLDOWN"
     SENT = "SENT"
-
-
-@dataclass(frozen=True, slots=True)
-class BalanceAlertCommand:
-    user_id: str
-    available_balance: Decimal
-    current_balance: Decimal
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,22 +66,15 @@ def decide(
     return Decision.SENT
 
 
-def validated(command: BalanceAlertCommand) -> BalanceAlertCommand:
-    return BalanceAlertCommand(
-        user_id=validation.identifier("userId", command.user_id),
-        available_balance=validation.money("availableBalance", command.available_balance),
-        current_balance=validation.money("currentBalance", command.current_balance),
-    )
-
-
 async def evaluate_balance_alert(
     dynamo: Dynamo,
     locks: LockClient,
-    command: BalanceAlertCommand,
+    values: Mapping[str, Any],
     now: datetime,
     writes: Writes | None = None,
 ) -> Evaluation:
-    """Decide under the lock, write the alert row only when SENT; the lock is released
+    """Decide on the input's `values` (by field name, checked first as `AlertRow`
+    declares), under the lock, write the alert row only when SENT; the lock is released
     however the evaluation ends. A lock held by anyone else answers LOCKED at once.
 
     Given `writes`, the row is staged there and the lock stays held (`writes.hold`) until
@@ -96,7 +82,7 @@ async def evaluate_balance_alert(
     own = writes is None
     staged = Writes() if writes is None else writes
     try:
-        evaluation = await _evaluate(dynamo, locks, validated(command), now, staged)
+        evaluation = await _evaluate(dynamo, locks, AlertRow.written(values, now), now, staged)
         if own:
             await commit(dynamo, staged.staged)
         return evaluation
@@ -113,9 +99,9 @@ async def evaluate_balance_alert(
 
 
 async def _evaluate(
-    dynamo: Dynamo, locks: LockClient, command: BalanceAlertCommand, now: datetime, writes: Writes
+    dynamo: Dynamo, locks: LockClient, written: AlertRow, now: datetime, writes: Writes
 ) -> Evaluation:
-    user_id = command.user_id
+    user_id = written.user_id
     lock = await writes.hold(
         locks.hold(BALANCE_ALERT_LOCK.key(user_id=user_id).pk, fail_if_locked=True)
     )
@@ -130,20 +116,14 @@ async def _evaluate(
         else None
     )
     previous = AlertRow.from_item(alert_item) if alert_item is not None else None
+    assert written.available_balance is not None  # the input gives it
     decision = decide(
-        setting=setting, available_balance=command.available_balance, previous=previous, now=now
+        setting=setting, available_balance=written.available_balance, previous=previous, now=now
     )
     if decision is not Decision.SENT:
         return Evaluation(decision, previous)
     assert setting is not None
-    row = AlertRow(
-        user_id=user_id,
-        alert_sent=True,
-        updated_date=now,
-        balance_setting=validation.canonical(setting),
-        available_balance=command.available_balance,
-        current_balance=command.current_balance,
-    )
+    row = replace(written, balance_setting=validation.canonical(setting))
     # Past our lease (a stalled request) someone else may hold the lock by now; the commit
     # checks again in DynamoDB, in the same transaction as the row.
     locks.ensure_held(lock)

@@ -8,12 +8,13 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from loaders.errors import DynamoDBUnavailable
+from loaders.errors import DynamoDBUnavailable, GatewayError
 
 __all__ = [
     "UNAVAILABLE_CODES",
     "ConditionFailed",
     "DynamoDBFailure",
+    "KeysRefused",
     "TokenReused",
     "TransactionCanceled",
     "classify",
@@ -52,6 +53,22 @@ class DynamoDBFailure(Exception):
     """DynamoDB refused a call for a reason that is our bug or our configuration."""
 
 
+#: Reads whose keys are built from a client's ids (`loaders.validation.key_part` checks
+#: them first, so a refusal here is a key that check let through).
+_READS = frozenset({"batch_get_item", "get_item", "query"})
+
+
+class KeysRefused(DynamoDBFailure, GatewayError):
+    """DynamoDB found a read's keys invalid (ValidationException): the keys of that call
+    fail with BAD_USER_INPUT, and only they. A client error, so the failure log's one line
+    tells it, not a traceback per field."""
+
+    code = "BAD_USER_INPUT"
+
+    def __init__(self, operation: str, message: str | None = None) -> None:
+        super().__init__(message or f"DynamoDB refused the keys of a {operation} as invalid")
+
+
 def classify(operation: str, error: ClientError) -> Exception:
     """The exception `Dynamo.call` raises for a ClientError."""
     code = error.response.get("Error", {}).get("Code", "")
@@ -65,6 +82,8 @@ def classify(operation: str, error: ClientError) -> Exception:
         return DynamoDBUnavailable(cause=error)
     if code == "IdempotentParameterMismatchException":
         return TokenReused(code)
+    if code == "ValidationException" and operation in _READS:
+        return KeysRefused(operation)
     status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
     if code in UNAVAILABLE_CODES or status >= 500:
         return DynamoDBUnavailable(cause=error)

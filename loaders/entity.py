@@ -18,6 +18,7 @@ from typing import Any, Generic, TypeVar
 
 from loaders.codec import epoch_seconds, format_instant, start_of_day
 from loaders.keys import ItemKey, QueryKey
+from loaders.record import Record
 from loaders.table import Table
 
 __all__ = ["Collection", "Entity", "KeyTemplate", "R", "TtlRule", "entity"]
@@ -245,15 +246,20 @@ def entity(
     ttl: TtlRule | None = None,
     wakes: bool = False,
     row: Callable[[Mapping[str, Any]], R] | None = None,
+    record: type[R] | None = None,
     read_units: float | None = None,
     read_items: int | None = None,
     queried: bool = False,
 ) -> Entity[R]:
-    """An `Entity` from its templates' text; `pk` a collection puts it in that partition."""
+    """An `Entity` from its templates' text; `pk` a collection puts it in that partition.
+    `record`: its declared row (`loaders.record`), whose codec it is and whose items it keys."""
     collection = pk if isinstance(pk, Collection) else None
     if collection is not None and collection.table is not table:
         raise ValueError(f"{name}: the collection {collection.name} is in another table")
-    return Entity(
+    if record is not None:
+        assert issubclass(record, Record), f"{name}: {record} is not a declared Record"
+        row = record.from_item
+    declared = Entity(
         name=name,
         table=table,
         pk=collection.pk if collection is not None else KeyTemplate(pk),  # type: ignore[arg-type]
@@ -268,3 +274,6 @@ def entity(
         queried=queried,
         collection=collection,
     )
+    if record is not None:
+        record.bind(declared)
+    return declared

@@ -7,7 +7,11 @@ from dataclasses import dataclass
 
 from loaders.table import Table
 
-__all__ = ["ItemKey", "QueryKey"]
+__all__ = ["MAX_PARTITION_KEY_BYTES", "MAX_SORT_KEY_BYTES", "ItemKey", "QueryKey"]
+
+#: DynamoDB's key limits: over either, it refuses the whole call that carries the key.
+MAX_PARTITION_KEY_BYTES = 2048
+MAX_SORT_KEY_BYTES = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,6 +21,12 @@ class ItemKey:
     table: Table
     pk: str
     sk: str | None = None
+
+    def within_limits(self) -> bool:
+        """Whether DynamoDB would take this key (its UTF-8 bytes within the limits)."""
+        return _fits(self.pk, MAX_PARTITION_KEY_BYTES) and (
+            self.sk is None or _fits(self.sk, MAX_SORT_KEY_BYTES)
+        )
 
     def attributes(self) -> dict[str, dict[str, str]]:
         """The key as DynamoDB's wire form: {"PK": {"S": ...}, "SK": {"S": ...}}."""
@@ -38,3 +48,8 @@ class QueryKey:
     sk_prefix: str = ""
     newest_first: bool = False
     limit: int | None = None
+
+
+def _fits(text: str, limit: int) -> bool:
+    # A character is at most 4 bytes: encode only text that could be over.
+    return len(text) * 4 <= limit or len(text.encode("utf-8", "surrogatepass")) <= limit

@@ -15,10 +15,13 @@ from loaders.cache import CacheReader, Miss
 from loaders.codec import Item, is_live
 from loaders.collections import Collected, Collections
 from loaders.dynamodb import Dynamo
+from loaders.dynamodb_errors import KeysRefused
 from loaders.expiry import Expiries
 from loaders.keys import ItemKey
 
 __all__ = ["PointReadLoader"]
+
+_OVER_LIMITS = "A key of this read is over DynamoDB's key limits (an id too long)"
 
 
 class PointReadLoader(DataLoader[ItemKey, Item | None]):
@@ -86,12 +89,19 @@ class PointReadLoader(DataLoader[ItemKey, Item | None]):
         self, keys: Sequence[ItemKey]
     ) -> list[Item | BaseException | None]:
         version = self._coherent.begin() if self._coherent is not None else None
-        pages = self._dynamo.pages(keys)
+        outcome: dict[ItemKey, Item | BaseException | None] = {}
+        # A key DynamoDB would refuse fails alone, not the page it would share.
+        if not all(key.within_limits() for key in keys):
+            refused = KeysRefused("batch_get_item", _OVER_LIMITS)
+            outcome = {key: refused for key in keys if not key.within_limits()}
+            keys_sent: Sequence[ItemKey] = [key for key in keys if key not in outcome]
+        else:
+            keys_sent = keys
+        pages = self._dynamo.pages(keys_sent)
         answers = await asyncio.gather(
             *(self._dynamo.batch_get(page, consistent=self._consistent) for page in pages),
             return_exceptions=True,
         )
-        outcome: dict[ItemKey, Item | BaseException | None] = {}
         read: dict[ItemKey, Item | None] = {}
         for page, answer in zip(pages, answers, strict=True):
             for key in page:

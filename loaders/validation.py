@@ -7,7 +7,7 @@ write behind. Field names are the GraphQL input's (`accounts[1].amount`).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import TypeVar
@@ -17,6 +17,10 @@ from loaders.errors import BadUserInput
 T = TypeVar("T")
 
 MAX_ID_LENGTH = 256
+#: DynamoDB refuses a partition key over 2,048 bytes and a sort key over 1,024, and refuses
+#: the whole call with it. An id is built into both (`PAYDAY#<id>`, `INCOME#<id>`): the
+#: longest text around it in a sort key, `INCOME#`, keeps 1,000 bytes of id inside 1,024.
+MAX_ID_BYTES = 1000
 MAX_TEXT_LENGTH = 1024
 #: Dollar amounts stay far inside DynamoDB's 38 digits and any real balance.
 MONEY_LIMIT = Decimal("1000000000000")
@@ -27,14 +31,25 @@ _MONTH = re.compile(r"^(\d{4})-(\d{2})$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
+def key_part(field: str, value: str) -> str:
+    """An id that every key built from it keeps inside DynamoDB's limits: not blank, at
+    most MAX_ID_LENGTH characters and MAX_ID_BYTES bytes. Reads check their ids with it
+    (an id of rows written elsewhere may have any other character), writers with
+    `identifier`."""
+    if not value.strip():
+        raise BadUserInput(field, "must not be empty")
+    if len(value) > MAX_ID_LENGTH or len(value.encode("utf-8", "surrogatepass")) > MAX_ID_BYTES:
+        raise BadUserInput(
+            field, f"must be at most {MAX_ID_LENGTH} characters and {MAX_ID_BYTES} bytes"
+        )
+    return value
+
+
 def identifier(field: str, value: str) -> str:
     """A non-empty id without surrounding whitespace, short enough for a key."""
-    if not value or not value.strip():
-        raise BadUserInput(field, "must not be empty")
+    key_part(field, value)
     if value != value.strip():
         raise BadUserInput(field, "must not start or end with whitespace")
-    if len(value) > MAX_ID_LENGTH:
-        raise BadUserInput(field, f"must be at most {MAX_ID_LENGTH} characters")
     if any(ord(character) < 0x20 for character in value):
         raise BadUserInput(field, "must not contain control characters")
     return value
@@ -104,6 +119,11 @@ def one_of(field: str, value: str, allowed: Collection[str]) -> str:
         choices = ", ".join(repr(choice) for choice in sorted(allowed))
         raise BadUserInput(field, f"must be one of {choices}")
     return value
+
+
+def choice(allowed: Collection[str]) -> Callable[[str, str], str]:
+    """`one_of` these, as a declared input's check (`loaders.record.Input`)."""
+    return lambda field, value: one_of(field, value, allowed)
 
 
 def bounded(field: str, items: Sequence[T], *, maximum: int, minimum: int = 0) -> Sequence[T]:

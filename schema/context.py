@@ -23,7 +23,7 @@ from schema.clock import Clock
 from schema.principal import Principal
 from schema.writes import WriteSession
 
-__all__ = ["BatchArrival", "Context", "Info", "LiveSubscriptions", "build_context"]
+__all__ = ["BatchArrival", "Context", "Info", "LiveSubscriptions", "Replay", "build_context"]
 
 
 class LiveSubscriptions(Protocol):
@@ -39,6 +39,14 @@ class BatchArrival(Protocol):
     """A batched operation's place at its run's start gate (gateway/http/batch.py)."""
 
     async def arrive_and_wait(self) -> None: ...
+
+
+@dataclass(slots=True)
+class Replay:
+    """A replay's passage through the schema: `held` once the operation was admitted
+    (limits passed, budget charged) and its execution held back."""
+
+    held: bool = False
 
 
 @dataclass
@@ -63,6 +71,9 @@ class Context:
     reread: bool = False
     #: The operation's writes: committed per mutation field, or with the key's record.
     writes: WriteSession | None = None
+    #: A keyed mutation answered from its key's record: checked and charged as the
+    #: operation it replays, but not run (gateway/idempotency).
+    replay: Replay | None = None
     #: A socket's subscription operation (None over HTTP and for a re-read).
     live: LiveSubscriptions | None = None
     #: A batched query's place at its run's start gate (each operation of a batch has its

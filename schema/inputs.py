@@ -1,75 +1,38 @@
-"""The mutations' input types: `userId` and the camelCase of the attributes each writes.
-
-Each turns itself into its writer's command; the writer checks it (BAD_USER_INPUT)."""
+"""The mutations' input types: `userId` and the camelCase of the attributes each writes,
+derived from the rows' declarations (`schema.declared.input_of`); a mutation passes its
+input's values to the row's `written`, which checks them (BAD_USER_INPUT). The FloatMe
+capture, no entity's row, keeps a hand-written input and command."""
 
 from __future__ import annotations
 
 import datetime as dt
-from decimal import Decimal
 
 import strawberry
 
-from loaders.balance_alert import BalanceAlertCommand
-from loaders.writers.common import TransactionCommand
-from loaders.writers.feeder import LastPageCommand
+from loaders.rows.alert import AlertRow
+from loaders.rows.balance import AccountBalance as AccountBalanceRow
+from loaders.rows.balance import BalanceRow
+from loaders.rows.feeder import LastPageRow, PaveLabelRow
+from loaders.rows.income_detection import DetectedTransaction, IncomeDetectionRunRow, MethodResult
+from loaders.rows.income_verification import IncomeVerificationRow
+from loaders.rows.payday import AlgorithmPrediction as AlgorithmPredictionRow
+from loaders.rows.payday import PaydayRow
 from loaders.writers.floatme_capture import FloatMeV2CaptureCommand
-from loaders.writers.income_detection import IncomeDetectionRunCommand, MethodResultCommand
-from loaders.writers.income_verification import IncomeVerificationCommand
-from loaders.writers.payday import PaydayPredictionCommand, PredictionCommand
-from loaders.writers.savings import AccountCommand, SavingsSnapshotCommand
+from schema.declared import input_of, input_values
 
 
-@strawberry.input(description="One payday algorithm's full prediction.")
+@input_of(AlgorithmPredictionRow, description="One payday algorithm's full prediction.")
 class AlgorithmPredictionInput:
-    payday: dt.date = strawberry.field(description="The predicted payday.")
-    frequency: str = strawberry.field(description="The pay cadence found (e.g. `biweekly`).")
-    instant_collection_date: dt.date | None = strawberry.field(
-        default=None, description="The instant collection date; null when none."
-    )
-    standard_collection_date: dt.date | None = strawberry.field(
-        default=None, description="The standard collection date; null when none."
-    )
-    extended_collection_date: dt.date | None = strawberry.field(
-        default=None, description="The extended collection date; null when none."
-    )
-
-    def to_command(self) -> PredictionCommand:
-        return PredictionCommand(
-            payday=self.payday,
-            frequency=self.frequency,
-            instant_collection_date=self.instant_collection_date,
-            standard_collection_date=self.standard_collection_date,
-            extended_collection_date=self.extended_collection_date,
-        )
+    pass
 
 
-def _prediction(value: AlgorithmPredictionInput | None) -> PredictionCommand | None:
-    return value.to_command() if value is not None else None
-
-
-@strawberry.input(
+@input_of(
+    PaydayRow,
     description="A payday prediction: the winning algorithm's answer and each algorithm's "
-    "own. The gateway sets `predictionDate` (today, UTC), `createdDate` and the TTL."
+    "own. The gateway sets `predictionDate` (today, UTC), `createdDate` and the TTL.",
+    nested=(AlgorithmPredictionInput,),
 )
 class RecordPaydayPredictionInput:
-    user_id: strawberry.ID = strawberry.field(description="The user the prediction is for.")
-    loan_id: str = strawberry.field(description="The loan whose request computed it.")
-    detection_used: str = strawberry.field(
-        description="PAVE_PAYDAY_CALCULATION, FLOATME_V2_PAYDAY_CALCULATION or "
-        "FLOATME_PAYDAY_CALCULATION; that algorithm's prediction must be given."
-    )
-    next_date: dt.date = strawberry.field(description="The chosen prediction's next payday.")
-    source: str = strawberry.field(description="The chosen prediction's income source name.")
-    frequency: str = strawberry.field(description="The chosen prediction's pay cadence.")
-    pave: AlgorithmPredictionInput | None = strawberry.field(
-        default=None, description="The Pave algorithm's prediction; null when it did not run."
-    )
-    fm: AlgorithmPredictionInput | None = strawberry.field(
-        default=None, description="The FloatMe algorithm's prediction."
-    )
-    v2: AlgorithmPredictionInput | None = strawberry.field(
-        default=None, description="The FloatMe V2 algorithm's prediction; null when it did not run."
-    )
     pave_error: str | None = strawberry.field(
         default=None,
         description="Why the Pave algorithm gave no prediction; written to the capture event only.",
@@ -81,200 +44,68 @@ class RecordPaydayPredictionInput:
         default=None, description="As `paveError`, for the FloatMe V2 algorithm."
     )
 
-    def to_command(self) -> PaydayPredictionCommand:
-        return PaydayPredictionCommand(
-            user_id=str(self.user_id),
-            loan_id=self.loan_id,
-            detection_used=self.detection_used,
-            next_date=self.next_date,
-            source=self.source,
-            frequency=self.frequency,
-            pave=_prediction(self.pave),
-            fm=_prediction(self.fm),
-            v2=_prediction(self.v2),
-            pave_error=self.pave_error,
-            fm_error=self.fm_error,
-            v2_error=self.v2_error,
-        )
 
-
-@strawberry.input(
-    description="An income verification's verdict. The gateway sets `lastUpdated` (now)."
+@input_of(
+    IncomeVerificationRow,
+    description="An income verification's verdict. The gateway sets `lastUpdated` (now).",
 )
 class SetIncomeVerificationInput:
-    user_id: strawberry.ID = strawberry.field(description="The user whose income was verified.")
-    txn_name: str = strawberry.field(description="The paycheck transaction's name.")
-    txn_id: str = strawberry.field(description="The paycheck transaction's id.")
-    amount_in_cents: int = strawberry.field(
-        description="The paycheck's amount in cents (an integer)."
-    )
-    pay_frequency: str = strawberry.field(description="The pay cadence (e.g. `biweekly`).")
-    institution_id: str = strawberry.field(
-        description="The financial institution holding the account the paycheck reached."
-    )
-    verification_status: str = strawberry.field(description="`pending`, `approved` or `denied`.")
-    is_valid: bool = strawberry.field(description="Whether the income counts as valid.")
-    notes: list[str] = strawberry.field(
-        default_factory=list, description="Free-text notes; default none."
-    )
-    verification_source: str = strawberry.field(
-        default="", description="Who verified: `ollie`, `mx`, or an empty string (default)."
-    )
-
-    def to_command(self) -> IncomeVerificationCommand:
-        return IncomeVerificationCommand(
-            user_id=str(self.user_id),
-            txn_name=self.txn_name,
-            txn_id=self.txn_id,
-            amount_in_cents=self.amount_in_cents,
-            pay_frequency=self.pay_frequency,
-            institution_id=self.institution_id,
-            verification_status=self.verification_status,
-            is_valid=self.is_valid,
-            notes=tuple(self.notes),
-            verification_source=self.verification_source,
-        )
+    pass
 
 
-@strawberry.input(description="One account's balance for a month's savings snapshot.")
+@input_of(AccountBalanceRow, description="One account's balance for a month's savings snapshot.")
 class AccountBalanceInput:
-    account_id: str = strawberry.field(description="The bank account's id.")
-    amount: Decimal = strawberry.field(
-        description="The account's balance, in dollars (two decimals at most)."
-    )
-    subtype: str = strawberry.field(
-        description="The account's kind, as the bank names it (e.g. `savings`)."
-    )
+    pass
 
 
-@strawberry.input(
+@input_of(
+    BalanceRow,
     description="One month's savings snapshot. The gateway sets `updatedDate` (now) and the "
-    "TTL (a year later)."
+    "TTL (a year later).",
+    nested=(AccountBalanceInput,),
 )
 class RecordSavingsSnapshotInput:
-    user_id: strawberry.ID = strawberry.field(description="The user whose savings these are.")
-    accounts: list[AccountBalanceInput] = strawberry.field(description="Each account's balance.")
-    month: str | None = strawberry.field(
-        default=None, description="`YYYY-MM`; default: the current UTC month."
-    )
-    total_available: Decimal | None = strawberry.field(
-        default=None,
-        description="The total available, in dollars; default: the sum of the accounts' amounts.",
-    )
-
-    def to_command(self) -> SavingsSnapshotCommand:
-        return SavingsSnapshotCommand(
-            user_id=str(self.user_id),
-            accounts=tuple(
-                AccountCommand(account_id=a.account_id, amount=a.amount, subtype=a.subtype)
-                for a in self.accounts
-            ),
-            month=self.month,
-            total_available=self.total_available,
-        )
+    pass
 
 
-@strawberry.input(description="A user's balances now, to evaluate a low-balance alert on.")
+@input_of(AlertRow, description="A user's balances now, to evaluate a low-balance alert on.")
 class EvaluateBalanceAlertInput:
-    user_id: strawberry.ID = strawberry.field(description="The user to evaluate.")
-    available_balance: Decimal = strawberry.field(
-        description="The available balance now, in dollars; compared with the threshold."
-    )
-    current_balance: Decimal = strawberry.field(
-        description="The current balance now, in dollars; stored with a sent alert."
-    )
-
-    def to_command(self) -> BalanceAlertCommand:
-        return BalanceAlertCommand(
-            user_id=str(self.user_id),
-            available_balance=self.available_balance,
-            current_balance=self.current_balance,
-        )
+    pass
 
 
-@strawberry.input(description="The user whose insights should be mined again.")
+@input_of(PaveLabelRow, description="The user whose insights should be mined again.")
 class MarkInsightsRefreshInput:
-    user_id: strawberry.ID = strawberry.field(description="The user to label.")
+    pass
 
 
-@strawberry.input(
+@input_of(
+    LastPageRow,
     description="The last page the feeder fed for a Pave request. The gateway sets "
-    "`updatedDate` (now) and the TTL (5 days later)."
+    "`updatedDate` (now) and the TTL (5 days later).",
 )
 class RecordLastPageInput:
-    user_id: strawberry.ID = strawberry.field(description="The user the request is for.")
-    pave_request_id: str = strawberry.field(description="The Pave request's id.")
-    page: int = strawberry.field(description="The page number just fed.")
-
-    def to_command(self) -> LastPageCommand:
-        return LastPageCommand(
-            user_id=str(self.user_id), pave_request_id=self.pave_request_id, page=self.page
-        )
+    pass
 
 
-@strawberry.input(description="A transaction a detection method or FloatMe V2 selected.")
+@input_of(
+    DetectedTransaction, description="A transaction a detection method or FloatMe V2 selected."
+)
 class TransactionInput:
-    transaction_id: str = strawberry.field(description="The transaction's id.")
-    name: str = strawberry.field(description="The transaction's name, as the bank shows it.")
-    amount: Decimal = strawberry.field(description="The transaction's amount, in dollars.")
-    date: dt.date = strawberry.field(description="The transaction's date.")
-
-    def to_command(self) -> TransactionCommand:
-        return TransactionCommand(
-            transaction_id=self.transaction_id, name=self.name, amount=self.amount, date=self.date
-        )
+    pass
 
 
-@strawberry.input(description="One detection method's results.")
+@input_of(MethodResult, description="One detection method's results.", nested=(TransactionInput,))
 class MethodResultInput:
-    method: str = strawberry.field(
-        description="The method's name, 1 to 32 lowercase letters or digits, unique in the run; "
-        "stored as `method_<method>_results`."
-    )
-    transactions: list[TransactionInput] = strawberry.field(
-        description="The transactions the method detected as income."
-    )
+    pass
 
 
-@strawberry.input(description="One income detection run. The gateway sets the TTL (7 days).")
+@input_of(
+    IncomeDetectionRunRow,
+    description="One income detection run. The gateway sets the TTL (7 days).",
+    nested=(MethodResultInput,),
+)
 class RecordIncomeDetectionRunInput:
-    user_id: strawberry.ID = strawberry.field(description="The user the run was for.")
-    method_results: list[MethodResultInput] = strawberry.field(
-        description="Each detection method's results, one entry per method."
-    )
-    run_date: dt.datetime | None = strawberry.field(
-        default=None, description="When the run happened (RFC 3339); default: now."
-    )
-    ml_enabled: bool = strawberry.field(
-        default=False, description="Whether the machine-learning method was enabled."
-    )
-    ml_results_used: bool = strawberry.field(
-        default=False, description="Whether the machine-learning method's results were used."
-    )
-    ml_prediction_id: str | None = strawberry.field(
-        default=None, description="The machine-learning prediction's id, if any."
-    )
-    ml_predictions: list[str] = strawberry.field(
-        default_factory=list, description="The transaction ids the model predicted as income."
-    )
-    ml_probabilities: list[Decimal] = strawberry.field(
-        default_factory=list, description="One per `mlPredictions` entry, from 0 to 1."
-    )
-
-    def to_command(self) -> IncomeDetectionRunCommand:
-        return IncomeDetectionRunCommand(
-            user_id=str(self.user_id),
-            method_results=tuple(
-                MethodResultCommand(r.method, tuple(t.to_command() for t in r.transactions))
-                for r in self.method_results
-            ),
-            run_date=self.run_date,
-            ml_enabled=self.ml_enabled,
-            ml_results_used=self.ml_results_used,
-            ml_prediction_id=self.ml_prediction_id,
-            ml_predictions=tuple(self.ml_predictions),
-            ml_probabilities=tuple(self.ml_probabilities),
-        )
+    pass
 
 
 @strawberry.input(description="The day's FloatMe V2 results for one user, to capture.")
@@ -292,7 +123,7 @@ class RecordFloatMeV2CaptureInput:
     def to_command(self) -> FloatMeV2CaptureCommand:
         return FloatMeV2CaptureCommand(
             user_id=str(self.user_id),
-            filtered_transactions=tuple(t.to_command() for t in self.filtered_transactions),
+            filtered_transactions=tuple(map(input_values, self.filtered_transactions)),
             predicted_payday=self.predicted_payday,
             frequency=self.frequency,
             date=self.date,

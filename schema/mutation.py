@@ -22,19 +22,15 @@ from loaders.entities import (
 from loaders.keys import ItemKey
 from loaders.lock import LockClient
 from loaders.rows.balance import BalanceRow
-from loaders.rows.feeder import PaveLabelRow
+from loaders.rows.feeder import LastPageRow, PaveLabelRow
 from loaders.rows.income_detection import IncomeDetectionRunRow
 from loaders.rows.income_verification import IncomeVerificationRow
+from loaders.rows.payday import PaydayRow
 from loaders.transactions import Writes
-from loaders.writers import (
-    feeder,
-    floatme_capture,
-    income_detection,
-    income_verification,
-    payday,
-    savings,
-)
+from loaders.writers import feeder, floatme_capture, payday
+from loaders.writers.common import put_written
 from schema.context import Info
+from schema.declared import input_values
 from schema.feeder import LastPage, PaveLabel
 from schema.income_detection import IncomeDetectionRun
 from schema.income_verification import IncomeVerification
@@ -113,54 +109,57 @@ class Mutation:
     @strawberry.mutation(
         description="Stores the user's payday prediction (the `payday` row, replacing the "
         "previous one, dated today in UTC) and records the evaluation as a "
-        "`PAYDAY_PREDICTION` capture event."
+        "`PAYDAY_PREDICTION` capture event.",
+        graphql_type=PaydayPrediction | None,
     )
     async def record_payday_prediction(
         self, info: Info, input: PaydayPredictionArgument
-    ) -> PaydayPrediction | None:
+    ) -> PaydayRow | None:
         require_writer(info)
-        command, now = input.to_command(), info.context.now
+        values, now = input_values(input), info.context.now
 
         async def stage(writes: Writes) -> payday.RecordedPayday:
-            return payday.record_payday_prediction(writes, command, now)
+            return payday.record_payday_prediction(writes, values, now)
 
         recorded = await writes_of(info).run(str(info.path.key), stage)
         remember(info, PAYDAY.key(user_id=recorded.row.user_id), recorded.row.to_item())
-        return PaydayPrediction.from_row(recorded.row)
+        return recorded.row
 
     @strawberry.mutation(
         description="Stores the user's income verification (the `income_verification` row, "
-        "replacing the previous one); `lastUpdated` is now."
+        "replacing the previous one); `lastUpdated` is now.",
+        graphql_type=IncomeVerification | None,
     )
     async def set_income_verification(
         self, info: Info, input: IncomeVerificationArgument
-    ) -> IncomeVerification | None:
+    ) -> IncomeVerificationRow | None:
         require_writer(info)
-        command, now = input.to_command(), info.context.now
+        values, now = input_values(input), info.context.now
 
         async def stage(writes: Writes) -> IncomeVerificationRow:
-            return income_verification.set_income_verification(writes, command, now)
+            return put_written(writes, IncomeVerificationRow, values, now)
 
         row = await writes_of(info).run(str(info.path.key), stage)
         remember(info, INCOME_VERIFICATION.key(user_id=row.user_id), row.to_item())
-        return IncomeVerification.from_row(row)
+        return row
 
     @strawberry.mutation(
         description="Stores one month's savings snapshot (the `balance` row of that month, "
-        "replacing it; kept a year)."
+        "replacing it; kept a year).",
+        graphql_type=SavingsMonth | None,
     )
     async def record_savings_snapshot(
         self, info: Info, input: SavingsSnapshotArgument
-    ) -> SavingsMonth | None:
+    ) -> BalanceRow | None:
         require_writer(info)
-        command, now = input.to_command(), info.context.now
+        values, now = input_values(input), info.context.now
 
         async def stage(writes: Writes) -> BalanceRow:
-            return savings.record_savings_snapshot(writes, command, now)
+            return put_written(writes, BalanceRow, values, now)
 
         row = await writes_of(info).run(str(info.path.key), stage)
         remember(info, SAVINGS_MONTH.key(user_id=row.user_id, month=row.month), row.to_item())
-        return SavingsMonth.from_row(row)
+        return row
 
     @strawberry.mutation(
         description="Decides, under the user's balance-alert lock (shared with the Go "
@@ -172,11 +171,11 @@ class Mutation:
     ) -> BalanceAlertEvaluation | None:
         require_writer(info)
         context = info.context
-        command, locks, session = input.to_command(), lock_client(info), writes_of(info)
+        values, locks, session = input_values(input), lock_client(info), writes_of(info)
 
         async def stage(writes: Writes) -> balance_alert.Evaluation:
             return await balance_alert.evaluate_balance_alert(
-                context.dynamo, locks, command, context.now, writes
+                context.dynamo, locks, values, context.now, writes
             )
 
         evaluation = await session.run(str(info.path.key), stage)
@@ -189,51 +188,54 @@ class Mutation:
 
     @strawberry.mutation(
         description="Labels the user `REFRESH_INSIGHTS` (the `pave_label` row), asking for "
-        "their insights to be mined again."
+        "their insights to be mined again.",
+        graphql_type=PaveLabel | None,
     )
     async def mark_insights_refresh(
         self, info: Info, input: InsightsRefreshArgument
-    ) -> PaveLabel | None:
+    ) -> PaveLabelRow | None:
         require_writer(info)
-        user_id, now = str(input.user_id), info.context.now
+        values, now = input_values(input), info.context.now
 
         async def stage(writes: Writes) -> PaveLabelRow:
-            return feeder.mark_insights_refresh(writes, user_id, now)
+            return put_written(writes, PaveLabelRow, values, now)
 
         row = await writes_of(info).run(str(info.path.key), stage)
         remember(info, PAVE_LABEL.key(user_id=row.user_id), row.to_item())
-        return PaveLabel.from_row(row)
+        return row
 
     @strawberry.mutation(
         description="Records the last page fed for a Pave request (the `last_page` row, kept "
         "5 days); never lowers a stored page: a retried or late write changes nothing and "
-        "answers with the stored row."
+        "answers with the stored row.",
+        graphql_type=LastPage | None,
     )
-    async def record_last_page(self, info: Info, input: LastPageArgument) -> LastPage | None:
+    async def record_last_page(self, info: Info, input: LastPageArgument) -> LastPageRow | None:
         require_writer(info)
         context = info.context
-        command = input.to_command()
+        values = input_values(input)
 
         async def stage(writes: Writes) -> feeder.RecordedLastPage:
-            return await feeder.record_last_page(context.dynamo, writes, command, context.now)
+            return await feeder.record_last_page(context.dynamo, writes, values, context.now)
 
         recorded = await writes_of(info).run(str(info.path.key), stage)
         row = recorded.row
         key = LAST_PAGE.key(user_id=row.user_id, pave_request_id=row.pave_request_id)
         remember(info, key, row.to_item() if recorded.written else None)
-        return LastPage.from_row(row)
+        return row
 
     @strawberry.mutation(
-        description="Stores one income detection run (a `site-incomedetection` row, kept 7 days)."
+        description="Stores one income detection run (a `site-incomedetection` row, kept 7 days).",
+        graphql_type=IncomeDetectionRun | None,
     )
     async def record_income_detection_run(
         self, info: Info, input: IncomeDetectionRunArgument
-    ) -> IncomeDetectionRun | None:
+    ) -> IncomeDetectionRunRow | None:
         require_writer(info)
-        command, now = input.to_command(), info.context.now
+        values, now = input_values(input), info.context.now
 
         async def stage(writes: Writes) -> IncomeDetectionRunRow:
-            return income_detection.record_income_detection_run(writes, command, now)
+            return put_written(writes, IncomeDetectionRunRow, values, now)
 
         row = await writes_of(info).run(str(info.path.key), stage)
         remember(
@@ -241,7 +243,7 @@ class Mutation:
             INCOME_DETECTION_RUN.key(user_id=row.user_id, run_date=row.run_date),
             row.to_item(),
         )
-        return IncomeDetectionRun.from_row(row)
+        return row
 
     @strawberry.mutation(
         description="Writes the day's `FM_PAYDAY_FILTERED_TXNS` and "

@@ -8,6 +8,7 @@ import strawberry
 
 from loaders.balance_alert import Decision, Evaluation
 from loaders.capture import CaptureEvent
+from loaders.rows.alert import AlertRow
 from loaders.writers.floatme_capture import FloatMeV2Capture
 from schema.alert import BalanceAlert
 
@@ -41,16 +42,15 @@ class BalanceAlertDecision(enum.Enum):
 @strawberry.type(description="What `evaluateBalanceAlert` decided, and the alert row.")
 class BalanceAlertEvaluation:
     decision: BalanceAlertDecision = strawberry.field(description="The decision.")
-    alert: BalanceAlert | None = strawberry.field(
-        description="SENT: the row written; LOCKED: null; otherwise the stored row, if any."
+    # The row itself (completed as `BalanceAlert`, the type derived from it).
+    alert: AlertRow | None = strawberry.field(
+        description="SENT: the row written; LOCKED: null; otherwise the stored row, if any.",
+        graphql_type=BalanceAlert | None,
     )
 
     @classmethod
     def from_evaluation(cls, evaluation: Evaluation) -> BalanceAlertEvaluation:
-        return cls(
-            decision=BalanceAlertDecision(evaluation.decision.value),
-            alert=BalanceAlert.from_row(evaluation.alert) if evaluation.alert else None,
-        )
+        return cls(decision=BalanceAlertDecision(evaluation.decision.value), alert=evaluation.alert)
 
 
 @strawberry.type(description="The key of one `site-fmdatacapture` row.")

@@ -4,8 +4,9 @@ from typing import Annotated, TypeAlias
 
 import strawberry
 
+from loaders.errors import BadUserInput
 from schema.access_plan import plan_user_reads
-from schema.arguments import check_user_id, check_user_ids
+from schema.arguments import check_id_count, check_user_id
 from schema.context import Info
 from schema.errors import Forbidden
 from schema.permissions import require_reader
@@ -18,12 +19,13 @@ def readable_user(info: Info, user_id: str) -> User:
     return User(id=strawberry.ID(user_id))
 
 
-def user_or_refusal(info: Info, user_id: str) -> User | Forbidden:
+def user_or_refusal(info: Info, user_id: str) -> User | Forbidden | BadUserInput:
     """A list item: the User, or the refusal that GraphQL turns into null at the item's
-    own place with FORBIDDEN (an exception as a list item fails only that item)."""
+    own place with FORBIDDEN or BAD_USER_INPUT (an exception as a list item fails only
+    that item)."""
     try:
-        return readable_user(info, user_id)
-    except Forbidden as refusal:
+        return readable_user(info, check_user_id(user_id, "ids"))
+    except (Forbidden, BadUserInput) as refusal:
         return refusal
 
 
@@ -55,12 +57,13 @@ class Query:
 
     @strawberry.field(
         description="1 to 100 users at once, in the order of `ids`, duplicates kept; an id "
-        "the caller may not read is null with FORBIDDEN at its place. All their rows are "
+        "the caller may not read is null with FORBIDDEN at its place, an id over 256 "
+        "characters (or 1,000 bytes) null with BAD_USER_INPUT. All their rows are "
         "read together, in one DynamoDB wait.",
         graphql_type=list[User | None],
     )
-    def users(self, info: Info, ids: UserIds) -> list[User | Forbidden]:
-        users = [user_or_refusal(info, user_id) for user_id in check_user_ids(list(ids))]
+    def users(self, info: Info, ids: UserIds) -> list[User | Forbidden | BadUserInput]:
+        users = [user_or_refusal(info, user_id) for user_id in check_id_count(list(ids))]
         plan_user_reads(info, [user.id for user in users if isinstance(user, User)])
         return users
 

@@ -20,6 +20,7 @@ from schema.execution.reread_root import RereadExecutionContext
 from schema.extension_hooks import KeptHooksRunner
 from schema.extensions.cost_report import CostReport
 from schema.extensions.document_cache import CachedParsing, CachedValidation
+from schema.extensions.replay_hold import ReplayHold
 from schema.federation import FEDERATION_VERSION, subgraph_query, subgraph_subscription
 from schema.mutation import Mutation
 from schema.prepared import PreparedOperations, attach
@@ -97,6 +98,7 @@ def build_schema(
             CostReport,
             CachedParsing,
             *extensions,
+            ReplayHold,
             CachedValidation,
             GatewayErrors,
         ],

@@ -52,9 +52,10 @@ Limit: TypeAlias = Annotated[
     "(an empty list: read, and nothing there)."
 )
 class User:
-    """Each field answers with rows, which complete as the field's type (`schema.<entity>`
-    types read the same attributes), at once when the request's reads are known (a warm
-    cache) and after the request's one wait otherwise (`loaders.answers`)."""
+    """Each field answers with rows, which complete as the field's type (the `schema.<entity>`
+    types are derived from the rows' declarations, `schema.declared`), at once when the
+    request's reads are known (a warm cache) and after the request's one wait otherwise
+    (`loaders.answers`)."""
 
     id: strawberry.ID = strawberry.field(
         description="The user's id, the `<user_id>` of the tables' keys.", metadata=reads()

@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 import uvicorn
 from starlette.types import ASGIApp
 
+from gateway.live_http.server_protocol import GatewayHttpProtocol
 from gateway.subscriptions.server_protocol import GatewayWebSocketProtocol
 
 
@@ -28,6 +29,7 @@ async def serving(app: ASGIApp) -> AsyncIterator[str]:
         lifespan="on",
         ws_max_size=16 * 1024 * 1024,
         ws=GatewayWebSocketProtocol,
+        http=GatewayHttpProtocol,
     )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))

@@ -134,6 +134,8 @@ def test_configuration_comes_only_from_the_environment() -> None:
         "--no-server-header",
         "--ws",
         "gateway.subscriptions.server_protocol:GatewayWebSocketProtocol",
+        "--http",
+        "gateway.live_http.server_protocol:GatewayHttpProtocol",
     ]
 
 

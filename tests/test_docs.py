@@ -222,6 +222,16 @@ def test_make_clean_is_named_and_removes_build() -> None:
     assert "build/insight-gateway.tar" in (DOCS / "operations.md").read_text()
 
 
+def test_the_attribute_the_entities_section_follows_is_declared_as_shown() -> None:
+    index = (DOCS / "index.md").read_text()
+    section = index[index.index("### Attributes, declared once") :]
+    start = section.index("```python\n") + len("```python\n")
+    shown = section[start : section.index("```", start)]
+
+    assert "total_available" in shown
+    assert shown in (ROOT / "loaders" / "rows" / "balance.py").read_text()
+
+
 def test_every_command_shown_runs_as_pasted_in_a_fresh_shell_in_the_checkout() -> None:
     """A fresh shell has no `.venv/bin` on its PATH: the command a page shows to run is
     `.venv/bin/insight-gateway …` (or a make target). The reference table of docs/operations.md

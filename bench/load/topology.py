@@ -142,6 +142,10 @@ class Replica:
             # closed with 1012 spread over the grace period at SIGTERM.
             "--ws",
             "gateway.subscriptions.server_protocol:GatewayWebSocketProtocol",
+            # As the image: the request head bounded, the live HTTP streams ended with `retry:` at
+            # SIGTERM.
+            "--http",
+            "gateway.live_http.server_protocol:GatewayHttpProtocol",
         ]
         log = self.logs / f"{self.name}-{self.restarts}.log"
         with log.open("wb") as output:

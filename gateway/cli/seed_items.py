@@ -32,11 +32,12 @@ from loaders.entities import (
 )
 from loaders.rows.alert import AlertRow
 from loaders.rows.balance import AccountBalance, BalanceRow
+from loaders.rows.balance_settings import BalanceSettingsRow
 from loaders.rows.feeder import REFRESH_INSIGHTS, LastPageRow, PaveLabelRow
 from loaders.rows.income import IncomeRow
 from loaders.rows.income_detection import IncomeDetectionRunRow, MethodResult
 from loaders.rows.income_verification import IncomeVerificationRow
-from loaders.rows.mine import EXPENSES, RECURRING, ExpenseKind, ExpenseRow, MineRow, expense_to_item
+from loaders.rows.mine import EXPENSES, RECURRING, ExpenseKind, MineRow
 from loaders.rows.payday import AlgorithmPrediction, PaydayRow
 from loaders.rows.scores import ScoreRow
 from loaders.tables import Table
@@ -201,7 +202,7 @@ class SeedItems:
         prefix = "m" if kind == RECURRING else "r"
         for expense in expenses:
             due = self.today + timedelta(days=expense.due_in_days)
-            row = ExpenseRow(
+            row = kind(
                 user_id=user_id,
                 last_mine=mined_at,
                 merchant_key=f"{prefix}-{expense.name.lower().replace(' ', '-')}",
@@ -212,7 +213,7 @@ class SeedItems:
                 category=expense.category,
                 ttl=EXPENSES[kind].expires(due, self.settings.expense_ttl_days),
             )
-            self._add(EXPENSES[kind], expense_to_item(kind, row))
+            self._add(EXPENSES[kind], row.to_item())
 
     def score(self, user_id: str, score: Decimal, model_version: str, scored: datetime) -> None:
         ttl_days = self.settings.score_ttl_days
@@ -251,4 +252,4 @@ class SeedItems:
         )
 
     def low_balance_alert(self, user_id: str, threshold: Decimal | None) -> None:
-        self._add(BALANCE_SETTINGS, {"user_id": user_id, "low_balance_alert": threshold})
+        self._add(BALANCE_SETTINGS, BalanceSettingsRow(user_id, threshold).to_item())

@@ -24,7 +24,9 @@ from gateway.auth.tokens import mint_token
 from gateway.cli.demo import ADA, seed_demo
 from gateway.cli.examples import demo_user_query
 from gateway.http.graphiql import GraphiQLDefaults
+from gateway.live_http.server_protocol import GatewayHttpProtocol
 from gateway.observability.logs import log_config
+from gateway.operations.hosts import LOOPBACK_HOSTS
 from gateway.protection.trusted_documents import ManifestError
 from gateway.resources import open_dynamo
 from gateway.settings import Settings
@@ -122,6 +124,16 @@ def is_loopback(host: str) -> bool:
         return False  # a name: it may well resolve to an interface others reach
 
 
+def embedded_hosts(host: str) -> tuple[str, ...]:
+    """The hosts `serve --embedded` answers when INSIGHT_ALLOWED_HOSTS is unset: the
+    loopback names, and the address it listens on when that is one address of this
+    machine's (not every address: `0.0.0.0` or `::`)."""
+    named = f"[{host}]" if ":" in host else host
+    if named in LOOPBACK_HOSTS or host in ("0.0.0.0", "::", ""):
+        return LOOPBACK_HOSTS
+    return (*LOOPBACK_HOSTS, named.lower())
+
+
 def exposed_token_warning(host: str) -> str | None:
     """The embedded mode's GraphiQL page holds a dashboard token (any user's data): on an
     address other machines reach, anyone who opens the page has it."""
@@ -174,6 +186,7 @@ def _serve(args: argparse.Namespace, settings: Settings, sock: socket.socket) ->
             graphiql=True,
             introspection=True,
             subscriptions=True,
+            allowed_hosts=settings.allowed_hosts or embedded_hosts(args.host),
         )
         count = asyncio.run(_prepare_embedded(settings))
         print(f"Embedded DynamoDB at {embedded.endpoint_url}: six tables, {count} demo items")
@@ -201,6 +214,9 @@ def _serve(args: argparse.Namespace, settings: Settings, sock: socket.socket) ->
             # Compression as INSIGHT_SUBSCRIPTIONS_COMPRESSION says; sockets closed with 1012
             # spread over the grace period at SIGTERM (as the image's `--ws`).
             ws=GatewayWebSocketProtocol,
+            # The request head bounded, and the live HTTP streams ended with `retry:` at SIGTERM
+            # (as the image's `--http`).
+            http=GatewayHttpProtocol,
         )
         server = uvicorn.Server(config)
         server.run(sockets=[sock])

@@ -25,6 +25,22 @@ def origins(name: str, raw: str) -> tuple[str, ...]:
     return origins
 
 
+# A host name or IPv4 address, an IPv6 address in brackets, or `*.` before a domain.
+_HOST = re.compile(r"(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\]")
+
+
+def hosts(name: str, raw: str) -> tuple[str, ...]:
+    """comma-separated host names (`api.example.com`, `*.example.com`, `[::1]`), or `*`"""
+    given = tuple(part.strip().lower() for part in raw.split(",") if part.strip())
+    for host in given:
+        if host != "*" and not _HOST.fullmatch(host):
+            raise SettingsError(
+                f"{name} must list host names like api.example.com (no scheme, no port), "
+                f"not {host!r}"
+            )
+    return given
+
+
 def roles(name: str, raw: str) -> frozenset[str]:
     """comma-separated roles, or `none`"""
     if raw == "none":

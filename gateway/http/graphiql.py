@@ -184,8 +184,8 @@ _PAGE = """\
         const http = GraphiQL.createFetcher({{ url: url.toString() }});
         const socketUrl = new URL(url.toString());
         socketUrl.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-        // Subscriptions go over a WebSocket (graphql-transport-ws, the pinned graphql-ws
-        // client), one per subscription, with the Headers editor's token as its
+        // Subscriptions go over a WebSocket by default (graphql-transport-ws, the pinned
+        // graphql-ws client), one per subscription, with the Headers editor's token as its
         // connection_init payload; everything else over HTTP.
         function isSubscription(params, options) {{
           const document = options && options.documentAST;
@@ -203,11 +203,73 @@ _PAGE = """\
           }}
           return new Error(String(error));
         }}
+        // `/graphql?transport=sse` (or no graphql-ws script): subscriptions over GraphQL
+        // over SSE instead (graphql-sse, distinct connections), by fetch, with the token in
+        // the request's headers.
+        const overSse =
+          new URLSearchParams(window.location.search).get("transport") === "sse" ||
+          typeof graphqlWs === "undefined";
+        function sseBlocks(text) {{
+          const blocks = text.split("\\n\\n");
+          return {{ complete: blocks.slice(0, -1), rest: blocks[blocks.length - 1] }};
+        }}
+        function overEventStream(params, headers) {{
+          return {{
+            subscribe(observer) {{
+              const controller = new AbortController();
+              (async () => {{
+                const response = await fetch(url.toString(), {{
+                  method: "POST",
+                  headers: {{
+                    ...headers,
+                    "Content-Type": "application/json",
+                    Accept: "text/event-stream",
+                  }},
+                  body: JSON.stringify(params),
+                  signal: controller.signal,
+                }});
+                if (!response.ok) {{
+                  const answer = await response.json();
+                  observer.error(answer.errors || new Error("HTTP " + response.status));
+                  return;
+                }}
+                const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+                let buffered = "";
+                for (;;) {{
+                  const {{ value, done }} = await reader.read();
+                  if (done) break;
+                  const {{ complete, rest }} = sseBlocks(buffered + value);
+                  buffered = rest;
+                  for (const block of complete) {{
+                    const lines = block.split("\\n");
+                    const event = lines.find((l) => l.startsWith("event:"));
+                    const data = lines.filter((l) => l.startsWith("data:"));
+                    const name = event ? event.slice(6).trim() : "";
+                    if (name === "complete") {{
+                      observer.complete();
+                      return;
+                    }}
+                    if (name === "next") {{
+                      observer.next(JSON.parse(data.map((l) => l.slice(5)).join("\\n")));
+                    }}
+                  }}
+                }}
+                observer.complete();
+              }})().catch((error) => {{
+                if (error.name !== "AbortError") observer.error(asError(error));
+              }});
+              return {{ unsubscribe: () => controller.abort() }};
+            }},
+          }};
+        }}
         function fetcher(params, options) {{
-          if (typeof graphqlWs === "undefined" || !isSubscription(params, options)) {{
+          if (!isSubscription(params, options)) {{
             return http(params, options);
           }}
           const headers = (options && options.headers) || {{}};
+          if (overSse) {{
+            return overEventStream(params, headers);
+          }}
           return {{
             subscribe(observer) {{
               const client = graphqlWs.createClient({{

@@ -59,6 +59,7 @@ from gateway.http.graphql_response import (
 from gateway.http.http_problem import HttpProblem
 from gateway.http.media_types import GRAPHQL_RESPONSE_JSON, JSON, negotiate, prefers_html
 from gateway.idempotency import Answer, Idempotency
+from gateway.live_http import LiveStreams, stream_kind
 from gateway.observability.field_usage import bind_client
 from gateway.observability.logs import bind_request_id
 from gateway.operations.gate import OperationGate, TrustMode
@@ -84,7 +85,7 @@ ALLOWED_METHODS = "GET, POST"
 COST_HEADER = "x-insight-cost"
 
 
-class GatewayGraphQL(sockets.SubscriptionSockets, GraphQL[Context, None]):  # type: ignore[misc]
+class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets, GraphQL[Context, None]):  # type: ignore[misc]
     """strawberry's ASGI view with the gateway's own HTTP handling.
 
     Only `render_graphql_ide` (the GraphiQL page) is strawberry's; everything else of a
@@ -187,6 +188,8 @@ class GatewayGraphQL(sockets.SubscriptionSockets, GraphQL[Context, None]):  # ty
             if self.graphql_ide is None:
                 raise HttpProblem(404, BadRequest("GraphiQL is turned off on this gateway"))
             return await self.render_graphql_ide(request)
+        if (kind := stream_kind(accept)) is not None:  # SSE or multipart: gateway/live_http
+            return await self.stream_response(request, kind, request_id)
         media_type = negotiate(accept)
         if media_type is None:
             raise HttpProblem(406, BadRequest(f"Responses are {JSON} or {GRAPHQL_RESPONSE_JSON}"))

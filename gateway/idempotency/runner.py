@@ -1,11 +1,15 @@
 """A keyed mutation, run once whatever the retries (SPEC section 9).
 
-The key's record is looked up first: a live record answers at once (a replay, or 422 for
-another fingerprint), and nothing runs. Otherwise the operation runs with its writes staged
-(`schema/writes.py`); when its answer may be recorded, the writes and the record commit in
-one transaction, the record's Put conditioned on the key being absent or expired. Two
-copies racing both run, but only one transaction commits: the other finds the record and
-replays it. So there is no window in which an effect exists without its record.
+The key's record is looked up first: a live record answers (a replay, or 422 for another
+fingerprint), and nothing runs. A replay is an operation all the same: only a principal
+with the roles a mutation needs now (`writer`) reads a record, so without them the
+operation runs afresh and is refused (FORBIDDEN), writing nothing; and it goes through the
+schema's checks and budget first (`ReplayHold`), so it is charged the operation's cost and
+a principal over budget gets 429, not the record. Otherwise the operation runs with its
+writes staged (`schema/writes.py`); when its answer may be recorded, the writes and the
+record commit in one transaction, the record's Put conditioned on the key being absent or
+expired. Two copies racing both run, but only one transaction commits: the other finds the
+record and replays it. So there is no window in which an effect exists without its record.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from loaders.idempotency import (
     read_record,
 )
 from loaders.transactions import WriteConflict
-from schema.context import Context
+from schema.context import Context, Replay
 from schema.errors import QueryTooComplex
 from schema.principal import Principal
 from schema.writes import MAX_ATTEMPTS, WriteSession
@@ -130,11 +134,13 @@ class Idempotency:
         unavailable = error_answer(DynamoDBUnavailable(), 503)
         for attempt in range(MAX_ATTEMPTS):
             try:
-                found = await read_record(context.dynamo, keyed.sub, keyed.key, context.clock.now())
+                found = await _record_for(context, keyed)
             except DynamoDBUnavailable:
                 return unavailable
             if found is not None:
-                return self._replay(found, keyed)
+                # Past the first look, this operation ran and was charged already.
+                refused = None if attempt else await self._admit_replay(context, execute)
+                return refused or self._replay(found, keyed)
             session = WriteSession(context.dynamo, context.changes, keyed=True, attempt=attempt)
             context.writes = session
             try:
@@ -151,6 +157,28 @@ class Idempotency:
                 # committed first (the next look finds its record).
                 continue
         return unavailable
+
+    async def _admit_replay(
+        self, context: Context, execute: Callable[[], Awaitable[Answer]]
+    ) -> Answer | None:
+        """The operation through the schema's checks and its charge, held before it runs
+        (`ReplayHold`): None when admitted, else the refusal (429 over budget)."""
+        replay = context.replay = Replay()
+        # Should the hold not be installed, the operation's writes go nowhere.
+        session = WriteSession(context.dynamo, context.changes, keyed=True, attempt=0)
+        context.writes = session
+        try:
+            answer = await execute()
+        finally:
+            context.replay = None
+            context.writes = None
+            await session.close()
+        if replay.held:
+            return None
+        if answer.payload.get("errors"):
+            self._count("refused")
+            return answer
+        raise RuntimeError("a replay ran: its schema has no ReplayHold")
 
     async def _commit(
         self, context: Context, keyed: KeyedOperation, session: WriteSession, answer: Answer
@@ -209,6 +237,14 @@ class Idempotency:
             return error_answer(IdempotencyKeyReused(), 422)
         self._count("replayed")
         return Answer(orjson.loads(found.answer), found.status, replayed=True)
+
+
+async def _record_for(context: Context, keyed: KeyedOperation) -> Recorded | None:
+    """The key's live record, looked up only for a principal who may call mutations now:
+    anyone else runs the operation afresh, to be refused as a fresh key is."""
+    if not context.principal.may_write:
+        return None
+    return await read_record(context.dynamo, keyed.sub, keyed.key, context.clock.now())
 
 
 def _unwritten(answer: Answer, session: WriteSession) -> Answer:

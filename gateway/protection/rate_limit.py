@@ -1,9 +1,11 @@
 """Per-principal budgets of cost points, counted by `limits`' moving window.
 
-Each principal (the token's `sub`) has one budget per window, by role: end users
-(`INSIGHT_RATE_LIMIT_USER`), `dashboard` and `writer`; a principal with several roles gets
-the most generous. An operation is charged its cost (as the cost limit measures it, at
-least 1) before it executes; over budget, it is refused and nothing is read.
+Each principal (the token's `sub`) has one budget per window, by role: `dashboard` and
+`writer`, and end users (`INSIGHT_RATE_LIMIT_USER`), the tokens with neither; a principal
+with both roles gets the more generous. A role's budget may be set below an end user's: a
+token with a role never falls back on the end users' budget. An operation is charged its
+cost (as the cost limit measures it, at least 1) before it executes; over budget, it is
+refused and nothing is read.
 
 The windows live in `INSIGHT_RATE_LIMIT_STORAGE_URI`: `memory://` (this process only) or
 Redis, which every replica and worker shares. When the storage fails, the gateway keeps
@@ -211,13 +213,13 @@ class Budgets:
         )
 
     def budget_of(self, principal: Principal) -> Budget:
-        """The most generous budget of the principal's roles (an end user's without one)."""
-        held = [self.user]
-        if DASHBOARD in principal.roles:
-            held.append(self.dashboard)
-        if WRITER in principal.roles:
-            held.append(self.writer)
-        return max(held, key=lambda budget: budget.rate)
+        """The most generous budget of the principal's roles; an end user's without one."""
+        held = [
+            budget
+            for role, budget in ((DASHBOARD, self.dashboard), (WRITER, self.writer))
+            if role in principal.roles
+        ]
+        return max(held, key=lambda budget: budget.rate) if held else self.user
 
     async def charge(self, principal: Principal, cost: int) -> Charge:
         """Take `cost` points from the principal's budget, if they are there."""

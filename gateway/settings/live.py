@@ -51,6 +51,23 @@ class LiveSettings(RequestSettings):
         minimum=1,
         maximum=1_000_000,
     )
+    # Before its token is checked a socket holds no replica place (issue 42), only one of
+    # this allowance, for this long: docs/subscriptions.md has the reasoning.
+    subscriptions_max_unauthenticated: int = setting(
+        "INSIGHT_SUBSCRIPTIONS_MAX_UNAUTHENTICATED",
+        256,
+        "sockets per replica waiting for their `connection_init` (a token in the upgrade's "
+        "`Authorization` needs none); spent, upgrades without a token get 503",
+        minimum=1,
+        maximum=1_000_000,
+    )
+    subscriptions_init_seconds: float = setting(
+        "INSIGHT_SUBSCRIPTIONS_INIT_SECONDS",
+        3.0,
+        "how long a socket may wait before `connection_init` (then closed with 4408)",
+        minimum=0.1,
+        maximum=60,
+    )
     subscriptions_compression: bool = setting(
         "INSIGHT_SUBSCRIPTIONS_COMPRESSION",
         False,

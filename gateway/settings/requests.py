@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gateway.configuration import setting
-from gateway.configuration.parsers import budget, origins, roles, storage_uri
+from gateway.configuration.parsers import budget, hosts, origins, roles, storage_uri
 from gateway.settings.service import ServiceSettings
 
 
@@ -74,6 +74,22 @@ class RequestSettings(ServiceSettings):
         minimum=1024,
         maximum=64 * 1024 * 1024,
     )
+    # The request head, bounded by the server's protocol (gateway/http/bounded_head.py).
+    max_head_bytes: int = setting(
+        "INSIGHT_MAX_HEAD_BYTES",
+        16_384,
+        "largest request head (request line and headers) accepted (431 above it)",
+        minimum=1024,
+        maximum=1_048_576,
+    )
+    head_timeout_seconds: float = setting(
+        "INSIGHT_HEAD_TIMEOUT_SECONDS",
+        10.0,
+        "a connection whose request head has not arrived whole this long after it opened (or "
+        "after its last answer) is closed",
+        minimum=0.1,
+        maximum=300,
+    )
     # Batching (SPEC 4): up to 10 operations in one JSON array by default.
     max_batch_operations: int = setting(
         "INSIGHT_MAX_BATCH_OPERATIONS",
@@ -106,6 +122,13 @@ class RequestSettings(ServiceSettings):
         (),
         "browser origins allowed by CORS; unset: none",
         parse=origins,
+    )
+    allowed_hosts: tuple[str, ...] = setting(
+        "INSIGHT_ALLOWED_HOSTS",
+        (),
+        "the `Host` names served, over HTTP and on a socket's upgrade (others get 400); "
+        "unset: any (`serve --embedded`: 127.0.0.1, localhost, [::1]); see Security",
+        parse=hosts,
     )
     federation: bool = setting(
         "INSIGHT_FEDERATION",
@@ -143,7 +166,7 @@ class RequestSettings(ServiceSettings):
     rate_limit_user: str = setting(
         "INSIGHT_RATE_LIMIT_USER",
         "3000/minute",
-        "an end user's budget of cost points",
+        "the budget of cost points of a token without `dashboard` or `writer` (an end user)",
         parse=budget,
     )
     rate_limit_dashboard: str = setting(
@@ -155,7 +178,8 @@ class RequestSettings(ServiceSettings):
     rate_limit_writer: str = setting(
         "INSIGHT_RATE_LIMIT_WRITER",
         "60000/minute",
-        "a `writer` principal's budget (several roles: the most generous)",
+        "a `writer` principal's budget (both roles: the more generous; it may be set below "
+        "an end user's)",
         parse=budget,
     )
     rate_limit_fail_open: bool = setting(

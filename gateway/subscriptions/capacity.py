@@ -3,7 +3,13 @@ process's open-file limit raised to hold them.
 
 Over the bound, an upgrade is refused with 503 and `Retry-After` before the WebSocket is
 accepted: the balancer (deploy/nginx.conf retries a 503 on the next replica) sends it
-elsewhere, and no replica runs out of memory or file descriptors."""
+elsewhere, and no replica runs out of memory or file descriptors.
+
+Only an authenticated socket holds one of those places: its token came with the upgrade
+(`Authorization`), or its `connection_init` was accepted. Until then a socket counts
+against a small allowance of its own (INSIGHT_SUBSCRIPTIONS_MAX_UNAUTHENTICATED); once
+that is spent new upgrades without a token are refused, and sockets that wait for their
+`connection_init` never take the places of authenticated ones."""
 
 from __future__ import annotations
 
@@ -21,11 +27,26 @@ SPARE_FILES = 1024
 
 
 class ReplicaSockets:
-    """The WebSockets open on this replica, from the upgrade until the socket is done."""
+    """The authenticated WebSockets open on this replica (`open`), and those still waiting
+    for their `connection_init` (`waiting`, at most `unauthenticated`)."""
 
-    def __init__(self, maximum: int) -> None:
+    def __init__(self, maximum: int, unauthenticated: int | None = None) -> None:
         self.maximum = maximum
+        self.unauthenticated = maximum if unauthenticated is None else unauthenticated
         self.open = 0
+        self.waiting = 0
+
+    def admit(self, *, authenticated: bool) -> SocketSlot | None:
+        """A new socket's slot, or None when the replica is full (or, for a socket whose
+        token is still to come, the allowance is spent)."""
+        if self.open >= self.maximum:
+            return None
+        if authenticated:
+            return SocketSlot(self, authenticated=True) if self.acquire() else None
+        if self.waiting >= self.unauthenticated:
+            return None
+        self.waiting += 1
+        return SocketSlot(self, authenticated=False)
 
     def acquire(self) -> bool:
         """Count one more socket; False (and nothing counted) when the replica is full."""
@@ -36,6 +57,34 @@ class ReplicaSockets:
 
     def release(self) -> None:
         self.open = max(0, self.open - 1)
+
+
+class SocketSlot:
+    """One socket's place: in the allowance until it authenticates, then the replica's."""
+
+    __slots__ = ("authenticated", "replica")
+
+    def __init__(self, replica: ReplicaSockets, *, authenticated: bool) -> None:
+        self.replica = replica
+        self.authenticated = authenticated
+
+    def authenticate(self) -> bool:
+        """Move from the allowance to a replica place; False (the allowance's place given
+        back all the same) when authenticated sockets filled the replica meanwhile."""
+        if self.authenticated:
+            return True
+        self.replica.waiting -= 1
+        if not self.replica.acquire():
+            self.replica.waiting += 1  # given back by `release`
+            return False
+        self.authenticated = True
+        return True
+
+    def release(self) -> None:
+        if self.authenticated:
+            self.replica.release()
+        else:
+            self.replica.waiting = max(0, self.replica.waiting - 1)
 
 
 def raise_open_file_limit(sockets: int) -> int:

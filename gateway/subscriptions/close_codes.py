@@ -27,6 +27,9 @@ SUBSCRIBER_EXISTS = 4409
 #: requests"; it is a client's mistake, not a spent budget (budgets refuse an operation
 #: with a RATE_LIMITED `error` message and keep the socket open).
 TOO_MANY_INIT = 4429
+#: The replica filled with authenticated sockets while this one waited for its token
+#: (RFC 6455 "Try Again Later"): not the client's error.
+TRY_AGAIN_LATER = 1013
 #: A frame over the size bound (RFC 6455 "Message Too Big"; HTTP's is a 413).
 MESSAGE_TOO_BIG = 1009
 

@@ -12,6 +12,7 @@ from strawberry.asgi import ASGIWebSocketAdapter
 from strawberry.http.exceptions import NonJsonMessageReceived, NonTextMessageReceived
 
 from gateway.operations.unicode_text import holds_lone_surrogate
+from gateway.subscriptions.capacity import SocketSlot
 from gateway.subscriptions.close_codes import ERROR_CODES, MESSAGE_TOO_BIG
 from schema.principal import Principal
 
@@ -36,12 +37,16 @@ class Connection:
     peer: str = field(default="")
     #: The upgrade request's X-Request-ID (or a new one): every operation's Context has it.
     request_id: str = ""
+    #: Its place on the replica (gateway/subscriptions/capacity.py), authenticated at
+    #: `connection_init` when its token did not come with the upgrade.
+    slot: SocketSlot | None = None
 
     @classmethod
     def of(cls, websocket: WebSocket, request_id: str) -> Connection:
         client = websocket.client
         peer = f"{client.host}:{client.port}" if client else ""
-        return cls(websocket, peer=peer, request_id=request_id)
+        slot = getattr(websocket.state, "socket_slot", None)
+        return cls(websocket, peer=peer, request_id=request_id, slot=slot)
 
 
 class BoundedWebSocketAdapter(ASGIWebSocketAdapter):

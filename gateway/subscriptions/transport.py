@@ -69,6 +69,7 @@ from gateway.subscriptions.close_codes import (
     INIT_TIMEOUT,
     SUBSCRIBER_EXISTS,
     TOO_MANY_INIT,
+    TRY_AGAIN_LATER,
     UNAUTHORIZED,
 )
 from gateway.subscriptions.connection import Connection
@@ -237,6 +238,9 @@ class LiveTransport(BaseGraphQLTransportWSHandler[Connection, None]):
             await self.close(TOO_MANY, f"Too many sockets open for this user (at most {limit})")
             return
         self._counted_for = principal.sub
+        if connection.slot is not None and not connection.slot.authenticate():
+            await self.close(TRY_AGAIN_LATER, "This replica holds its maximum of sockets: retry")
+            return
         connection.principal = principal
         connection.expires_at = expires_at
         delay = max(0.0, expires_at - view.clock.now().timestamp())

@@ -6,6 +6,7 @@ import logging
 from datetime import timedelta
 from functools import cached_property
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket
@@ -13,6 +14,7 @@ from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
 from gateway.auth.tokens import TokenVerifier, Unauthenticated
 from gateway.observability.logs import bind_request_id
+from gateway.operations.hosts import host_allowed
 from gateway.operations.response_headers import PROTECTIVE_HEADERS
 from gateway.settings import Settings
 from gateway.settings.live import LiveSettings
@@ -25,11 +27,10 @@ from gateway.subscriptions.transport import LiveTransport
 from schema.clock import Clock
 from schema.context import Context, LiveSubscriptions
 from schema.live import LiveHub
+from schema.principal import Principal
 
 logger = logging.getLogger("gateway.subscriptions")
 
-#: A WebSocket must send `connection_init` this soon (else 4408).
-CONNECTION_INIT_WAIT = timedelta(seconds=10)
 #: The server pings an acknowledged socket this often (the client answers pong).
 KEEPALIVE_SECONDS = 15.0
 
@@ -43,7 +44,8 @@ def socket_options(settings: LiveSettings) -> dict[str, Any]:
         "allowed_origins": settings.cors_origins,
         "keep_alive_interval": KEEPALIVE_SECONDS,
         "subscription_protocols": (GRAPHQL_TRANSPORT_WS_PROTOCOL,),
-        "connection_init_wait_timeout": CONNECTION_INIT_WAIT,
+        # A socket must send `connection_init` this soon (else 4408).
+        "connection_init_wait_timeout": timedelta(seconds=settings.subscriptions_init_seconds),
         "max_subscriptions_per_connection": settings.subscriptions_max_per_connection,
     }
 
@@ -56,6 +58,21 @@ class SubscriptionSockets:
     settings: Settings
     clock: Clock
     verifier: TokenVerifier
+
+    def is_websocket_origin_allowed(self, request: WebSocket, origin: str) -> bool:
+        """A page on another origin may open a socket when its origin is allowed by CORS,
+        or names one of the allowed hosts (INSIGHT_ALLOWED_HOSTS: `localhost` opening
+        `127.0.0.1`). strawberry asks only for cross-origin upgrades; a same-origin one
+        names the upgrade's own Host, which the allowed hosts checked before."""
+        allowed: bool = super().is_websocket_origin_allowed(request, origin)  # type: ignore[misc]
+        hosts = self.settings.allowed_hosts
+        if allowed or not hosts or "*" in hosts:
+            return allowed
+        try:
+            host = urlsplit(origin.strip()).hostname
+        except ValueError:
+            return False
+        return host is not None and host_allowed(f"[{host}]" if ":" in host else host, hosts)
 
     @property
     def max_frame_bytes(self) -> int:
@@ -76,7 +93,10 @@ class SubscriptionSockets:
     @cached_property
     def replica_sockets(self) -> ReplicaSockets:
         """The sockets open on this replica (INSIGHT_SUBSCRIPTIONS_MAX_SOCKETS)."""
-        return ReplicaSockets(self.settings.subscriptions_max_sockets)
+        return ReplicaSockets(
+            self.settings.subscriptions_max_sockets,
+            self.settings.subscriptions_max_unauthenticated,
+        )
 
     async def serve_websocket(self, websocket: WebSocket) -> None:
         if not self.settings.subscriptions:
@@ -86,23 +106,47 @@ class SubscriptionSockets:
         offered = websocket.scope.get("subprotocols") or []
         if GRAPHQL_TRANSPORT_WS_PROTOCOL not in offered:
             logger.info("WebSocket offering %s, not graphql-transport-ws: closing 4406", offered)
-        if not self.replica_sockets.acquire():
+        principal = self._upgrade_principal(websocket)
+        if principal is not None and self.principal_sockets.full(principal.sub):
+            await self._refuse_principal_full(websocket)
+            return
+        slot = self.replica_sockets.admit(authenticated=principal is not None)
+        if slot is None:
             await self._refuse_replica_full(websocket)
             return
+        # The socket's Connection (`socket_connection`) takes it from here.
+        websocket.state.socket_slot = slot
         try:
-            if await self._refused_for_its_principal(websocket):
-                return
             run: Any = getattr(self, "run")  # noqa: B009 (strawberry's, on the view it mixes into)
             await run(websocket)
         finally:
-            self.replica_sockets.release()
+            slot.release()
 
     async def _refuse_replica_full(self, websocket: WebSocket) -> None:
-        """The replica holds INSIGHT_SUBSCRIPTIONS_MAX_SOCKETS sockets: the upgrade is refused
-        (503, `Retry-After`) before it is accepted, for the balancer to try another."""
-        limit = self.replica_sockets.maximum
-        logger.warning("WebSocket upgrade refused: %d sockets open on this replica", limit)
-        message = f"This replica holds its maximum of sockets ({limit}): retry, or another one"
+        """The replica holds INSIGHT_SUBSCRIPTIONS_MAX_SOCKETS sockets, or as many waiting
+        for their token as it allows: the upgrade is refused (503, `Retry-After`) before it
+        is accepted, for the balancer to try another."""
+        sockets = self.replica_sockets
+        if sockets.open >= sockets.maximum:
+            logger.warning(
+                "WebSocket upgrade refused: %d sockets open on this replica", sockets.maximum
+            )
+            message = (
+                f"This replica holds its maximum of sockets ({sockets.maximum}): retry, or "
+                "another one"
+            )
+        else:
+            # Info, not a warning: refusing such upgrades is the allowance working, and a
+            # client opening sockets without end would flood the log with them.
+            logger.info(
+                "WebSocket upgrade refused: %d sockets wait for their connection_init",
+                sockets.unauthenticated,
+            )
+            message = (
+                f"This replica holds its maximum of sockets waiting for a token "
+                f"({sockets.unauthenticated}): retry, send the token in the upgrade's "
+                "Authorization header, or try another one"
+            )
         await _refuse(
             websocket,
             JSONResponse(
@@ -112,19 +156,21 @@ class SubscriptionSockets:
             ),
         )
 
-    async def _refused_for_its_principal(self, websocket: WebSocket) -> bool:
-        """With the token in the upgrade's header, a principal holding its maximum of sockets
-        is refused before the upgrade (429). The socket is counted at `connection_init`, as
-        one whose token comes there: the header's is checked again then."""
+    def _upgrade_principal(self, websocket: WebSocket) -> Principal | None:
+        """The principal of the token in the upgrade's header, if there is a valid one. The
+        socket is then authenticated from the start: it takes a replica place, not one of
+        the allowance. The token is checked again at `connection_init`."""
         header = websocket.headers.get("authorization")
         if header is None:
-            return False
+            return None
         try:
-            principal = self.verifier.verify_authorization(header)
+            return self.verifier.verify_authorization(header)
         except Unauthenticated:
-            return False  # closed with 4401 at connection_init, as the protocol has it
-        if not self.principal_sockets.full(principal.sub):
-            return False
+            return None  # closed with 4401 at connection_init, as the protocol has it
+
+    async def _refuse_principal_full(self, websocket: WebSocket) -> None:
+        """A principal holding its maximum of sockets is refused before the upgrade (429).
+        A socket whose token comes at `connection_init` is counted there."""
         limit = self.principal_sockets.maximum
         logger.info("WebSocket upgrade refused: %d sockets open for its principal", limit)
         message = f"Too many sockets open for this user on this replica (at most {limit})"
@@ -134,7 +180,6 @@ class SubscriptionSockets:
             headers=PROTECTIVE_HEADERS,
         )
         await _refuse(websocket, refusal)
-        return True
 
     def socket_connection(self, websocket: WebSocket, request_id: str) -> Connection:
         """The socket's state, its request id bound (in the task that serves the socket,

@@ -1,14 +1,11 @@
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import Any
 
-from loaders.codec import Item
+from loaders import validation
 from loaders.entity import entity
-from loaders.rows import fields
+from loaders.record import Input, Record, attribute, record, user_key
 from loaders.rows.users import USERS
 from loaders.table import Table
 
@@ -17,44 +14,40 @@ __all__ = ["ALERT", "ALERT_COOLDOWN", "AlertRow"]
 ALERT_COOLDOWN = timedelta(days=7)
 
 
-@dataclass(frozen=True, slots=True)
-class AlertRow:
-    user_id: str
-    alert_sent: bool | None
-    updated_date: datetime | None
-    balance_setting: Decimal | None
-    available_balance: Decimal | None
-    current_balance: Decimal | None
+@record
+class AlertRow(Record):
+    """The low-balance alert last sent to the user; evaluateBalanceAlert writes it with its
+    input's balances, the threshold it found (`balance_setting`) and now."""
+
+    TYPE = "alert"
+
+    user_id: str = user_key("The user to evaluate.")
+    alert_sent: bool | None = attribute(
+        "Whether an alert was sent when the row was written.", fixed=True
+    )
+    updated_date: datetime | None = attribute(
+        "When the alert was sent (UTC); the 7-day cooldown starts here.", clock=True
+    )
+    balance_setting: Decimal | None = attribute(
+        "The low-balance threshold in force then, in dollars."
+    )
+    available_balance: Decimal | None = attribute(
+        "The available balance that triggered the alert, in dollars.",
+        input=Input(
+            "The available balance now, in dollars; compared with the threshold.",
+            validation.money,
+        ),
+    )
+    current_balance: Decimal | None = attribute(
+        "The current balance then, in dollars.",
+        input=Input(
+            "The current balance now, in dollars; stored with a sent alert.", validation.money
+        ),
+    )
 
     @property
     def cooldown_until(self) -> datetime | None:
         return self.updated_date + ALERT_COOLDOWN if self.updated_date is not None else None
-
-    @classmethod
-    def from_item(cls, item: Mapping[str, Any]) -> AlertRow:
-        return cls(
-            user_id=ALERT.user_of(item["PK"]),
-            alert_sent=fields.boolean(item, "alert_sent"),
-            updated_date=fields.instant(item, "updated_date"),
-            balance_setting=fields.decimal(item, "balance_setting"),
-            available_balance=fields.decimal(item, "available_balance"),
-            current_balance=fields.decimal(item, "current_balance"),
-        )
-
-    def to_item(self) -> Item:
-        key = ALERT.key(user_id=self.user_id)
-        return fields.without_none(
-            {
-                "PK": key.pk,
-                "SK": key.sk,
-                "type": "alert",
-                "alert_sent": self.alert_sent,
-                "updated_date": fields.put_instant(self.updated_date),
-                "balance_setting": self.balance_setting,
-                "available_balance": self.available_balance,
-                "current_balance": self.current_balance,
-            }
-        )
 
 
 #: The low-balance alert last sent (or not) to a user.
@@ -64,7 +57,7 @@ ALERT = entity(
     pk=USERS,
     sk="ALERT#{user_id}",
     wakes=True,
-    row=AlertRow.from_item,
+    record=AlertRow,
     read_units=0.5,
     read_items=1,
     example={"user_id": "demo-ada"},

@@ -2,30 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
 
 from loaders.entity import entity
-from loaders.rows import fields
+from loaders.record import Record, attribute, key, record
 from loaders.table import Table
 
 __all__ = ["BALANCE_SETTINGS", "BalanceSettingsRow"]
 
 
-@dataclass(frozen=True, slots=True)
-class BalanceSettingsRow:
-    user_id: str
+@record
+class BalanceSettingsRow(Record):
+    user_id: str = key()
     #: Dollars; None (NULL or absent) means alerts are off.
-    low_balance_alert: Decimal | None
-
-    @classmethod
-    def from_item(cls, item: Mapping[str, Any]) -> BalanceSettingsRow:
-        return cls(
-            user_id=BALANCE_SETTINGS.user_of(item["user_id"]),
-            low_balance_alert=fields.decimal(item, "low_balance_alert"),
-        )
+    low_balance_alert: Decimal | None = attribute(keep_null=True)
 
 
 #: A user's low-balance threshold, in another service's table (read only).
@@ -35,6 +25,6 @@ BALANCE_SETTINGS = entity(
     pk="{user_id}",
     sk=None,
     wakes=True,
-    row=BalanceSettingsRow.from_item,
+    record=BalanceSettingsRow,
     example={"user_id": "demo-ada"},
 )

@@ -2,81 +2,59 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
-from loaders.codec import Item
+from loaders import validation
 from loaders.entity import TtlRule, entity
-from loaders.rows import fields
+from loaders.record import Input, Record, attribute, expiry, key, record, user_key
 from loaders.rows.users import USERS
 from loaders.table import Table
 
-__all__ = ["LAST_PAGE", "PAVE_LABEL", "REFRESH_INSIGHTS", "LastPageRow", "PaveLabelRow"]
+__all__ = [
+    "LAST_PAGE",
+    "MAX_PAGE",
+    "PAVE_LABEL",
+    "REFRESH_INSIGHTS",
+    "LastPageRow",
+    "PaveLabelRow",
+]
 
 REFRESH_INSIGHTS = "REFRESH_INSIGHTS"
+MAX_PAGE = 1_000_000_000
 
 
-@dataclass(frozen=True, slots=True)
-class PaveLabelRow:
-    user_id: str
-    label: str | None
-    updated_date: datetime | None
+@record
+class PaveLabelRow(Record):
+    """The feeder's label on the user, asking for their insights to be mined again."""
 
-    @classmethod
-    def from_item(cls, item: Mapping[str, Any]) -> PaveLabelRow:
-        return cls(
-            user_id=PAVE_LABEL.user_of(item["PK"]),
-            label=fields.text(item, "label"),
-            updated_date=fields.instant(item, "updated_date"),
-        )
+    TYPE = "pave_label"
 
-    def to_item(self) -> Item:
-        key = PAVE_LABEL.key(user_id=self.user_id)
-        return fields.without_none(
-            {
-                "PK": key.pk,
-                "SK": key.sk,
-                "type": "pave_label",
-                "label": self.label,
-                "updated_date": fields.put_instant(self.updated_date),
-            }
-        )
+    user_id: str = user_key("The user to label.")
+    label: str | None = attribute("The label: `REFRESH_INSIGHTS`.", fixed=REFRESH_INSIGHTS)
+    updated_date: datetime | None = attribute("When the label was set (UTC).", clock=True)
 
 
-@dataclass(frozen=True, slots=True)
-class LastPageRow:
-    user_id: str
-    pave_request_id: str
-    page: int | None
-    updated_date: datetime | None
-    ttl: int | None
+@record
+class LastPageRow(Record):
+    """The last page the feeder fed for one Pave request."""
 
-    @classmethod
-    def from_item(cls, item: Mapping[str, Any]) -> LastPageRow:
-        return cls(
-            user_id=LAST_PAGE.user_of(item["PK"]),
-            pave_request_id=fields.text(item, "pave_request_id")
-            or LAST_PAGE.sk_value(item["SK"], "pave_request_id"),
-            page=fields.integer(item, "page"),
-            updated_date=fields.instant(item, "updated_date"),
-            ttl=fields.integer(item, "ttl"),
-        )
+    TYPE = "last_page"
 
-    def to_item(self) -> Item:
-        key = LAST_PAGE.key(user_id=self.user_id, pave_request_id=self.pave_request_id)
-        return fields.without_none(
-            {
-                "PK": key.pk,
-                "SK": key.sk,
-                "type": "last_page",
-                "pave_request_id": self.pave_request_id,
-                "page": self.page,
-                "updated_date": fields.put_instant(self.updated_date),
-                "ttl": self.ttl,
-            }
-        )
+    user_id: str = user_key("The user the request is for.")
+    pave_request_id: str = key(
+        "The Pave request's id.",
+        stored="pave_request_id",
+        input=Input("The Pave request's id.", validation.identifier),
+    )
+    page: int | None = attribute(
+        "The last page number fed.",
+        input=Input(
+            "The page number just fed.",
+            lambda field, page: validation.whole_number(field, page, minimum=0, maximum=MAX_PAGE),
+        ),
+    )
+    updated_date: datetime | None = attribute("When the page was recorded (UTC).", clock=True)
+    ttl: int | None = expiry()
 
 
 #: The feeder's label that asks for the user's insights to be refreshed.
@@ -86,7 +64,7 @@ PAVE_LABEL = entity(
     pk="LABEL#{user_id}",
     sk="PAVE#REFRESH_INSIGHTS",
     wakes=True,
-    row=PaveLabelRow.from_item,
+    record=PaveLabelRow,
     example={"user_id": "demo-ada"},
 )
 
@@ -98,7 +76,7 @@ LAST_PAGE = entity(
     sk="LAST_PAGE#REQUEST_ID#{pave_request_id}",
     ttl=TtlRule("updated_date", timedelta(days=5)),
     wakes=True,
-    row=LastPageRow.from_item,
+    record=LastPageRow,
     read_units=0.5,
     read_items=3,
     queried=True,

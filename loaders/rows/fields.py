@@ -11,7 +11,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from loaders.codec import format_instant, parse_date, parse_instant
+from loaders.codec import parse_date, parse_instant
 
 
 def text(item: Mapping[str, Any], name: str) -> str | None:
@@ -90,16 +90,3 @@ def decimals(item: Mapping[str, Any], name: str) -> tuple[Decimal, ...]:
     if not all(isinstance(value, Decimal) for value in values):
         raise TypeError(f"{name} must be a list of numbers")
     return tuple(values)
-
-
-def put_instant(at: datetime | None) -> str | None:
-    return format_instant(at) if at is not None else None
-
-
-def put_day(value: date | None) -> str | None:
-    return value.isoformat() if value is not None else None
-
-
-def without_none(item: dict[str, Any]) -> dict[str, Any]:
-    """Drop absent attributes: DynamoDB items omit what they do not have."""
-    return {name: value for name, value in item.items() if value is not None}

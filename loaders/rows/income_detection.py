@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from loaders.codec import Item, format_instant, parse_instant
+from loaders import validation
+from loaders.codec import Item
 from loaders.entity import TtlRule, entity
+from loaders.errors import BadUserInput
+from loaders.record import Input, Record, attribute, expiry, key, record, user_key
 from loaders.rows import fields
 from loaders.table import Table
 
 __all__ = [
     "INCOME_DETECTION_RUN",
+    "MAX_TRANSACTIONS",
+    "METHOD_NAME",
     "METHOD_PREFIX",
     "METHOD_SUFFIX",
     "DetectedTransaction",
@@ -26,6 +32,12 @@ __all__ = [
 
 METHOD_PREFIX = "method_"
 METHOD_SUFFIX = "_results"
+#: A method's name becomes part of an attribute name, `method_<m>_results`.
+METHOD_NAME = re.compile(r"^[a-z0-9]{1,32}$")
+#: Bounds on list inputs: far above real use, low enough to keep one item under 400 KB.
+MAX_METHODS = 26
+MAX_TRANSACTIONS = 500
+MAX_ML_PREDICTIONS = 1000
 
 
 def method_attribute(method: str) -> str:
@@ -39,91 +51,131 @@ def method_of_attribute(name: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class DetectedTransaction:
-    transaction_id: str | None
-    name: str | None
-    amount: Decimal | None
-    date: date | None
+@record
+class DetectedTransaction(Record):
+    """A transaction a detection method (or FloatMe V2) picked: a Map of a method's List."""
 
-    @classmethod
-    def from_map(cls, value: Mapping[str, Any]) -> DetectedTransaction:
-        return cls(
-            transaction_id=fields.text(value, "transaction_id"),
-            name=fields.text(value, "name"),
-            amount=fields.decimal(value, "amount"),
-            date=fields.day(value, "date"),
-        )
-
-    def to_map(self) -> dict[str, Any]:
-        return fields.without_none(
-            {
-                "transaction_id": self.transaction_id,
-                "name": self.name,
-                "amount": self.amount,
-                "date": fields.put_day(self.date),
-            }
-        )
+    transaction_id: str | None = attribute(
+        "The transaction's id.", input=Input("The transaction's id.", validation.identifier)
+    )
+    name: str | None = attribute(
+        "The transaction's name, as the bank shows it.",
+        input=Input("The transaction's name, as the bank shows it.", validation.text),
+    )
+    amount: Decimal | None = attribute(
+        "The transaction's amount, in dollars.",
+        input=Input("The transaction's amount, in dollars.", validation.money),
+    )
+    date: date | None = attribute("The transaction's date.", input=Input("The transaction's date."))
 
 
-@dataclass(frozen=True, slots=True)
-class MethodResult:
-    method: str
-    transactions: tuple[DetectedTransaction, ...]
+def _method_name(field: str, method: str) -> str:
+    if not METHOD_NAME.match(method):
+        raise BadUserInput(field, "must be 1 to 32 lowercase letters or digits")
+    return method
 
 
-@dataclass(frozen=True, slots=True)
-class IncomeDetectionRunRow:
-    user_id: str
-    run_date: datetime
-    method_results: tuple[MethodResult, ...]
-    ml_enabled: bool | None
-    ml_results_used: bool | None
-    ml_prediction_id: str | None
-    ml_predictions: tuple[str, ...]
-    ml_probabilities: tuple[Decimal, ...]
-    ttl: int | None
+@record
+class MethodResult(Record):
+    """One method's results: stored as its own List attribute, `method_<m>_results`."""
+
+    method: str = attribute(
+        "The method's name, the `<m>` of `method_<m>_results` (`a`, `b`, … `ml`).",
+        input=Input(
+            "The method's name, 1 to 32 lowercase letters or digits, unique in the run; "
+            "stored as `method_<method>_results`.",
+            _method_name,
+        ),
+    )
+    transactions: tuple[DetectedTransaction, ...] = attribute(
+        "The transactions the method detected as income, as stored.",
+        input=Input("The transactions the method detected as income.", maximum=MAX_TRANSACTIONS),
+    )
+
+
+def _prediction_id(field: str, value: str) -> str | None:
+    return validation.identifier(field, value) if value else None
+
+
+@record
+class IncomeDetectionRunRow(Record):
+    """One income detection run; its methods' results are one attribute each."""
+
+    user_id: str = user_key("The user the run was for.")
+    run_date: datetime = key(
+        "When the run happened (UTC).",
+        stored="run_date",
+        input=Input("When the run happened (RFC 3339); default: now.", default=None),
+    )
+    method_results: tuple[MethodResult, ...] = attribute(
+        "Each detection method's results, one entry per method the run stored.",
+        by_hand=True,
+        input=Input("Each detection method's results, one entry per method.", maximum=MAX_METHODS),
+    )
+    ml_enabled: bool | None = attribute(
+        "Whether the machine-learning method was enabled for the run.",
+        input=Input("Whether the machine-learning method was enabled.", default=False),
+    )
+    ml_results_used: bool | None = attribute(
+        "Whether the run used the machine-learning method's results.",
+        input=Input("Whether the machine-learning method's results were used.", default=False),
+    )
+    ml_prediction_id: str | None = attribute(
+        "The machine-learning prediction's id.",
+        input=Input("The machine-learning prediction's id, if any.", _prediction_id, default=None),
+    )
+    ml_predictions: tuple[str, ...] = attribute(
+        "The transaction ids the model predicted as income.",
+        input=Input(
+            "The transaction ids the model predicted as income.",
+            validation.identifier,
+            default=(),
+            maximum=MAX_ML_PREDICTIONS,
+        ),
+    )
+    ml_probabilities: tuple[Decimal, ...] = attribute(
+        "The model's probability for each of `mlPredictions`, in the same order, from 0 to 1.",
+        input=Input(
+            "One per `mlPredictions` entry, from 0 to 1.", validation.probability, default=()
+        ),
+    )
+    ttl: int | None = expiry()
 
     @classmethod
     def from_item(cls, item: Mapping[str, Any]) -> IncomeDetectionRunRow:
-        results = []
-        for name in sorted(item):
-            method = method_of_attribute(name)
-            if method is not None:
-                transactions = tuple(
-                    DetectedTransaction.from_map(t) for t in fields.items(item, name)
-                )
-                results.append(MethodResult(method, transactions))
-        return cls(
-            user_id=INCOME_DETECTION_RUN.user_of(item["PK"]),
-            run_date=fields.instant(item, "run_date") or parse_instant(item["SK"]),
-            method_results=tuple(results),
-            ml_enabled=fields.boolean(item, "ml_enabled"),
-            ml_results_used=fields.boolean(item, "ml_results_used"),
-            ml_prediction_id=fields.text(item, "ml_prediction_id"),
-            ml_predictions=fields.texts(item, "ml_predictions"),
-            ml_probabilities=fields.decimals(item, "ml_probabilities"),
-            ttl=fields.integer(item, "ttl"),
+        results = tuple(
+            MethodResult(method, tuple(map(DetectedTransaction.from_map, fields.items(item, name))))
+            for name in sorted(item)
+            if (method := method_of_attribute(name)) is not None
         )
+        return cls(**cls.decoded(item), method_results=results)
 
-    def to_item(self) -> Item:
-        key = INCOME_DETECTION_RUN.key(user_id=self.user_id, run_date=self.run_date)
-        item = fields.without_none(
-            {
-                "PK": key.pk,
-                "SK": key.sk,
-                "run_date": format_instant(self.run_date),
-                "ml_enabled": self.ml_enabled,
-                "ml_results_used": self.ml_results_used,
-                "ml_prediction_id": self.ml_prediction_id,
-                "ml_predictions": list(self.ml_predictions),
-                "ml_probabilities": list(self.ml_probabilities),
-                "ttl": self.ttl,
-            }
-        )
+    def to_map(self) -> Item:
+        # Record's, named: a slotted dataclass is a new class, which super() does not know.
+        item = Record.to_map(self)
         for result in self.method_results:
             item[method_attribute(result.method)] = [t.to_map() for t in result.transactions]
         return item
+
+    def completed(self, now: datetime) -> IncomeDetectionRunRow:
+        """The run date's default and bounds, unique methods, a probability per prediction."""
+        run_date = self.run_date or now
+        if run_date > now:
+            raise BadUserInput("runDate", "must not be in the future")
+        if INCOME_DETECTION_RUN.expires(run_date) <= int(now.timestamp()):
+            raise BadUserInput(
+                "runDate", "must be within the last 7 days (older runs have expired)"
+            )
+        for n, result in enumerate(self.method_results):
+            if any(earlier.method == result.method for earlier in self.method_results[:n]):
+                raise BadUserInput(
+                    f"methodResults[{n}].method", f"repeats the method {result.method!r}"
+                )
+        if len(self.ml_probabilities) != len(self.ml_predictions):
+            raise BadUserInput(
+                "mlProbabilities", "must have one probability per entry of mlPredictions"
+            )
+        return replace(self, run_date=run_date)
 
 
 #: One run of income detection, kept a week.
@@ -134,6 +186,6 @@ INCOME_DETECTION_RUN = entity(
     sk="{run_date:instant}",
     ttl=TtlRule("run_date", timedelta(days=7)),
     wakes=True,
-    row=IncomeDetectionRunRow.from_item,
+    record=IncomeDetectionRunRow,
     example={"user_id": "demo-ada", "run_date": datetime(2026, 12, 2, 11, 31, 28, tzinfo=UTC)},
 )

@@ -1,13 +1,10 @@
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
-from loaders.codec import Item
+from loaders import validation
 from loaders.entity import entity
-from loaders.rows import fields
+from loaders.record import Input, Record, attribute, record, user_key
 from loaders.rows.users import USERS
 from loaders.table import Table
 
@@ -20,57 +17,63 @@ __all__ = [
 
 VERIFICATION_STATUSES = ("pending", "approved", "denied")
 VERIFICATION_SOURCES = ("ollie", "mx", "")
+#: Far above real use, low enough to keep one item under 400 KB.
+MAX_NOTES = 100
 
 
-@dataclass(frozen=True, slots=True)
-class IncomeVerificationRow:
-    user_id: str
-    txn_name: str | None
-    txn_id: str | None
-    amount_in_cents: int | None
-    pay_frequency: str | None
-    institution_id: str | None
-    verification_status: str | None
-    is_valid: bool | None
-    last_updated: datetime | None
-    notes: tuple[str, ...]
-    verification_source: str | None
+@record
+class IncomeVerificationRow(Record):
+    """The user's income verification: the paycheck transaction checked and the verdict."""
 
-    @classmethod
-    def from_item(cls, item: Mapping[str, Any]) -> IncomeVerificationRow:
-        return cls(
-            user_id=INCOME_VERIFICATION.user_of(item["PK"]),
-            txn_name=fields.text(item, "txn_name"),
-            txn_id=fields.text(item, "txn_id"),
-            amount_in_cents=fields.integer(item, "amount_in_cents"),
-            pay_frequency=fields.text(item, "pay_frequency"),
-            institution_id=fields.text(item, "institution_id"),
-            verification_status=fields.text(item, "verification_status"),
-            is_valid=fields.boolean(item, "is_valid"),
-            last_updated=fields.instant(item, "last_updated"),
-            notes=fields.texts(item, "notes"),
-            verification_source=fields.text(item, "verification_source"),
-        )
+    TYPE = "income_verification"
 
-    def to_item(self) -> Item:
-        key = INCOME_VERIFICATION.key(user_id=self.user_id)
-        return fields.without_none(
-            {
-                "PK": key.pk,
-                "SK": key.sk,
-                "type": "income_verification",
-                "txn_name": self.txn_name,
-                "txn_id": self.txn_id,
-                "amount_in_cents": self.amount_in_cents,
-                "pay_frequency": self.pay_frequency,
-                "institution_id": self.institution_id,
-                "verification_status": self.verification_status,
-                "is_valid": self.is_valid,
-                "last_updated": fields.put_instant(self.last_updated),
-                "notes": list(self.notes),
-                "verification_source": self.verification_source,
-            }
-        )
+    user_id: str = user_key("The user whose income was verified.")
+    txn_name: str | None = attribute(
+        "The verified paycheck transaction's name, as the bank shows it.",
+        input=Input("The paycheck transaction's name.", validation.text),
+    )
+    txn_id: str | None = attribute(
+        "The verified transaction's id.",
+        input=Input("The paycheck transaction's id.", validation.identifier),
+    )
+    amount_in_cents: int | None = attribute(
+        "The paycheck's amount in cents (an integer: 123456 is $1,234.56).",
+        input=Input("The paycheck's amount in cents (an integer).", validation.cents),
+    )
+    pay_frequency: str | None = attribute(
+        "The pay cadence the verification found (e.g. `biweekly`).",
+        input=Input("The pay cadence (e.g. `biweekly`).", validation.non_empty_text),
+    )
+    institution_id: str | None = attribute(
+        "The financial institution holding the account the paycheck reached.",
+        input=Input(
+            "The financial institution holding the account the paycheck reached.",
+            validation.text,
+        ),
+    )
+    verification_status: str | None = attribute(
+        "`pending`, `approved` or `denied`.",
+        input=Input("`pending`, `approved` or `denied`.", validation.choice(VERIFICATION_STATUSES)),
+    )
+    is_valid: bool | None = attribute(
+        "Whether the verified income counts as valid.",
+        input=Input("Whether the income counts as valid."),
+    )
+    last_updated: datetime | None = attribute("When the row was last written (UTC).", clock=True)
+    notes: tuple[str, ...] = attribute(
+        "Free-text notes of the verification, as stored; empty when none.",
+        input=Input(
+            "Free-text notes; default none.", validation.text, default=(), maximum=MAX_NOTES
+        ),
+    )
+    verification_source: str | None = attribute(
+        "Who verified: `ollie`, `mx`, or an empty string when not recorded.",
+        input=Input(
+            "Who verified: `ollie`, `mx`, or an empty string (default).",
+            validation.choice(VERIFICATION_SOURCES),
+            default="",
+        ),
+    )
 
 
 #: A user's income verification.
@@ -80,7 +83,7 @@ INCOME_VERIFICATION = entity(
     pk=USERS,
     sk="VERIFICATION",
     wakes=True,
-    row=IncomeVerificationRow.from_item,
+    record=IncomeVerificationRow,
     read_units=0.5,
     read_items=1,
     example={"user_id": "demo-ada"},

@@ -3,16 +3,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal
-from functools import partial
-from typing import Any
+from typing import Any, TypeAlias
 
-from loaders.codec import Item, format_instant, parse_instant
+from loaders.codec import Item, format_instant
 from loaders.entity import Entity, TtlRule, entity
-from loaders.rows import fields
+from loaders.record import Record, attribute, expiry, key, record
 from loaders.rows.users import USERS
 from loaders.table import Table
 
@@ -26,110 +23,87 @@ __all__ = [
     "ExpenseKind",
     "ExpenseRow",
     "MineRow",
-    "expense_from_item",
-    "expense_to_item",
+    "RecurringExpenseRow",
+    "RitualRow",
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class MineRow:
-    user_id: str
-    mined_at: datetime
-    recurring_count: int | None
-    ritual_count: int | None
+@record
+class MineRow(Record):
+    """A mine's metadata (the `insights` row)."""
 
-    @classmethod
-    def from_item(cls, item: Mapping[str, Any]) -> MineRow:
-        return cls(
-            user_id=MINE.user_of(item["PK"]),
-            # The SK's time is the mine's identity; `mined_at` repeats it.
-            mined_at=parse_instant(MINE.sk_value(item["SK"], "mined_at")),
-            recurring_count=fields.integer(item, "recurring_count"),
-            ritual_count=fields.integer(item, "ritual_count"),
-        )
+    TYPE = "insights"
 
-    def to_item(self) -> Item:
-        key = MINE.key(user_id=self.user_id, mined_at=self.mined_at)
-        return fields.without_none(
-            {
-                "PK": key.pk,
-                "SK": key.sk,
-                "type": "insights",
-                "mined_at": format_instant(self.mined_at),
-                "recurring_count": self.recurring_count,
-                "ritual_count": self.ritual_count,
-            }
-        )
+    user_id: str = key()
+    # The SK's time is the mine's identity; `mined_at` repeats it.
+    mined_at: datetime = key("When the mine ran (UTC).", stored="mined_at")
+    recurring_count: int | None = attribute("How many recurring expenses it found, when recorded.")
+    ritual_count: int | None = attribute("How many rituals it found, when recorded.")
 
 
-@dataclass(frozen=True, slots=True)
-class ExpenseRow:
-    """A `recurring` or `ritual` row; `merchant_key` is `merchant_uuid` or `merchant_id`."""
+_DUE = (
+    "The next due date (a calendar date); the row is deleted `INSIGHT_EXPENSE_TTL_DAYS` days "
+    "(default 30) after it, at 00:00 UTC."
+)
 
-    user_id: str
-    last_mine: datetime | None
-    merchant_key: str | None
-    merchant_name: str | None
-    frequency: str | None
-    amount: Decimal | None
-    due_date: date | None
-    category: str | None
-    ttl: int | None
+
+@record
+class ExpenseRow(Record):
+    """A `recurring` or `ritual` row: `RecurringExpenseRow` and `RitualRow` name its merchant
+    attribute (`merchant_uuid`, `merchant_id`), the row's `merchant_key`."""
+
+    user_id: str = key()
+    last_mine: datetime | None = attribute(
+        "The mine this row came from (UTC); always the user's latest mine when served."
+    )
+    merchant_key: str | None = attribute()
+    merchant_name: str | None = attribute("The merchant's name.")
+    frequency: str | None = attribute("How often the expense recurs (e.g. `monthly`).")
+    amount: Decimal | None = attribute("The expected amount, in dollars.")
+    due_date: date | None = attribute(_DUE)
+    category: str | None = attribute("The spending category, when the mine gave one.")
+    ttl: int | None = expiry()
 
     @property
     def sort_key(self) -> tuple[date, str]:
         """The contract's order: by due date, then merchant name."""
         return (self.due_date or date.max, self.merchant_name or "")
 
+    def to_item(self) -> Item:
+        # The sort key holds the row's values as text: its own key, not one of its fields.
+        last_mine = format_instant(self.last_mine) if self.last_mine is not None else ""
+        key = self.entity().key(
+            user_id=self.user_id,
+            last_mine=last_mine,
+            merchant=self.merchant_key or "",
+            frequency=self.frequency or "",
+            amount=str(self.amount),
+        )
+        return {"PK": key.pk, "SK": key.sk, "type": self.TYPE, **self.to_map()}
 
-@dataclass(frozen=True, slots=True)
-class ExpenseKind:
-    entity: str
-    merchant_attribute: str
 
+@record
+class RecurringExpenseRow(ExpenseRow):
+    TYPE = "recurring"
 
-RECURRING = ExpenseKind("recurring", "merchant_uuid")
-RITUAL = ExpenseKind("ritual", "merchant_id")
-
-
-def expense_from_item(kind: ExpenseKind, item: Mapping[str, Any]) -> ExpenseRow:
-    return ExpenseRow(
-        user_id=USERS.pk.value(item["PK"], "user_id"),
-        last_mine=fields.instant(item, "last_mine"),
-        merchant_key=fields.text(item, kind.merchant_attribute),
-        merchant_name=fields.text(item, "merchant_name"),
-        frequency=fields.text(item, "frequency"),
-        amount=fields.decimal(item, "amount"),
-        due_date=fields.day(item, "due_date"),
-        category=fields.text(item, "category"),
-        ttl=fields.integer(item, "ttl"),
+    merchant_key: str | None = attribute(
+        "The merchant's UUID.", stored="merchant_uuid", name="merchantUuid"
     )
 
 
-def expense_to_item(kind: ExpenseKind, row: ExpenseRow) -> Item:
-    last_mine = fields.put_instant(row.last_mine) or ""
-    key = EXPENSES[kind].key(
-        user_id=row.user_id,
-        last_mine=last_mine,
-        merchant=row.merchant_key or "",
-        frequency=row.frequency or "",
-        amount=str(row.amount),
+@record
+class RitualRow(ExpenseRow):
+    TYPE = "ritual"
+
+    merchant_key: str | None = attribute(
+        "The merchant's id.", stored="merchant_id", name="merchantId"
     )
-    return fields.without_none(
-        {
-            "PK": key.pk,
-            "SK": key.sk,
-            "type": kind.entity,
-            "last_mine": last_mine,
-            kind.merchant_attribute: row.merchant_key,
-            "merchant_name": row.merchant_name,
-            "frequency": row.frequency,
-            "amount": row.amount,
-            "due_date": fields.put_day(row.due_date),
-            "category": row.category,
-            "ttl": row.ttl,
-        }
-    )
+
+
+#: Which expenses: their row's record.
+ExpenseKind: TypeAlias = type[ExpenseRow]
+RECURRING: ExpenseKind = RecurringExpenseRow
+RITUAL: ExpenseKind = RitualRow
 
 
 #: A mine's metadata: its time is its identity.
@@ -139,7 +113,7 @@ MINE = entity(
     pk="MINE#{user_id}",
     sk="TIME#{mined_at:instant}",
     wakes=True,
-    row=MineRow.from_item,
+    record=MineRow,
     example={"user_id": "demo-ada", "mined_at": datetime(2026, 12, 2, 11, 31, 28, tzinfo=UTC)},
 )
 
@@ -161,7 +135,7 @@ RECURRING_EXPENSE = entity(
     sk="RECURRING#{last_mine}#MERCHANT#{merchant}#{frequency}#{amount}",
     ttl=_EXPENSE_TTL,
     wakes=True,
-    row=partial(expense_from_item, RECURRING),
+    record=RecurringExpenseRow,
     read_units=2.0,
     read_items=48,
     queried=True,
@@ -175,14 +149,14 @@ RITUAL_EXPENSE = entity(
     sk="RITUAL#{last_mine}#MERCHANT#{merchant}#{frequency}#{amount}",
     ttl=_EXPENSE_TTL,
     wakes=True,
-    row=partial(expense_from_item, RITUAL),
+    record=RitualRow,
     read_units=0.5,
     read_items=16,
     queried=True,
     example=_EXPENSE_EXAMPLE,
 )
 
-EXPENSES: dict[ExpenseKind, Entity[ExpenseRow]] = {
+EXPENSES: dict[ExpenseKind, Entity[Any]] = {
     RECURRING: RECURRING_EXPENSE,
     RITUAL: RITUAL_EXPENSE,
 }

@@ -1,13 +1,10 @@
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Any
 
-from loaders.codec import Item
+from loaders import validation
 from loaders.entity import TtlRule, entity
-from loaders.rows import fields
+from loaders.record import Input, Record, attribute, expiry, record, user_key
 from loaders.table import Table
 
 __all__ = ["DETECTION_METHODS", "PAYDAY", "AlgorithmPrediction", "PaydayRow"]
@@ -19,94 +16,93 @@ DETECTION_METHODS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class AlgorithmPrediction:
-    """One payday algorithm's full prediction (the `pave`, `fm` and `v2` maps)."""
+@record
+class AlgorithmPrediction(Record):
+    """One payday algorithm's full prediction (the `pave`, `fm` and `v2` Maps, each of whose
+    five attributes is stored, NULL when the algorithm gave none)."""
 
-    payday: date | None
-    frequency: str | None
-    instant_collection_date: date | None
-    standard_collection_date: date | None
-    extended_collection_date: date | None
-
-    @classmethod
-    def from_map(cls, value: Mapping[str, Any]) -> AlgorithmPrediction:
-        return cls(
-            payday=fields.day(value, "payday"),
-            frequency=fields.text(value, "frequency"),
-            instant_collection_date=fields.day(value, "instant_collection_date"),
-            standard_collection_date=fields.day(value, "standard_collection_date"),
-            extended_collection_date=fields.day(value, "extended_collection_date"),
-        )
-
-    def to_map(self) -> dict[str, Any]:
-        return {
-            "payday": fields.put_day(self.payday),
-            "frequency": self.frequency,
-            "instant_collection_date": fields.put_day(self.instant_collection_date),
-            "standard_collection_date": fields.put_day(self.standard_collection_date),
-            "extended_collection_date": fields.put_day(self.extended_collection_date),
-        }
-
-
-def _prediction(item: Mapping[str, Any], name: str) -> AlgorithmPrediction | None:
-    value = fields.mapping(item, name)
-    return AlgorithmPrediction.from_map(value) if value is not None else None
+    payday: date | None = attribute(
+        "The predicted payday.", keep_null=True, input=Input("The predicted payday.")
+    )
+    frequency: str | None = attribute(
+        "The pay cadence the algorithm found (e.g. `biweekly`).",
+        keep_null=True,
+        input=Input("The pay cadence found (e.g. `biweekly`).", validation.non_empty_text),
+    )
+    instant_collection_date: date | None = attribute(
+        "The instant collection date for this payday.",
+        keep_null=True,
+        input=Input("The instant collection date; null when none.", default=None),
+    )
+    standard_collection_date: date | None = attribute(
+        "The standard collection date for this payday.",
+        keep_null=True,
+        input=Input("The standard collection date; null when none.", default=None),
+    )
+    extended_collection_date: date | None = attribute(
+        "The extended collection date for this payday.",
+        keep_null=True,
+        input=Input("The extended collection date; null when none.", default=None),
+    )
 
 
-@dataclass(frozen=True, slots=True)
-class PaydayRow:
-    user_id: str
-    prediction_date: date | None
-    detection_used: str | None
-    next_date: date | None
-    source: str | None
-    frequency: str | None
-    loan_id: str | None
-    created_date: datetime | None
-    pave: AlgorithmPrediction | None
-    fm: AlgorithmPrediction | None
-    v2: AlgorithmPrediction | None
-    ttl: int | None
+@record
+class PaydayRow(Record):
+    """The user's payday prediction, overwritten on each recompute."""
 
-    @classmethod
-    def from_item(cls, item: Mapping[str, Any]) -> PaydayRow:
-        return cls(
-            user_id=PAYDAY.user_of(item["PK"]),
-            prediction_date=fields.day(item, "prediction_date"),
-            detection_used=fields.text(item, "detection_used"),
-            next_date=fields.day(item, "next_date"),
-            source=fields.text(item, "source"),
-            frequency=fields.text(item, "frequency"),
-            loan_id=fields.text(item, "loan_id"),
-            created_date=fields.instant(item, "created_date"),
-            pave=_prediction(item, "pave"),
-            fm=_prediction(item, "fm"),
-            v2=_prediction(item, "v2"),
-            ttl=fields.integer(item, "ttl"),
-        )
+    TYPE = "payday"
 
-    def to_item(self) -> Item:
-        key = PAYDAY.key(user_id=self.user_id)
-        item = fields.without_none(
-            {
-                "PK": key.pk,
-                "SK": key.sk,
-                "type": "payday",
-                "prediction_date": fields.put_day(self.prediction_date),
-                "detection_used": self.detection_used,
-                "next_date": fields.put_day(self.next_date),
-                "source": self.source,
-                "frequency": self.frequency,
-                "loan_id": self.loan_id,
-                "created_date": fields.put_instant(self.created_date),
-                "ttl": self.ttl,
-            }
-        )
-        # The three predictions are always present, NULL when that algorithm did not run.
-        for name, prediction in (("pave", self.pave), ("fm", self.fm), ("v2", self.v2)):
-            item[name] = prediction.to_map() if prediction is not None else None
-        return item
+    user_id: str = user_key("The user the prediction is for.")
+    prediction_date: date | None = attribute(
+        "The UTC day the prediction was computed on; always today's UTC date when served.",
+        clock=True,
+    )
+    detection_used: str | None = attribute(
+        "The winning algorithm: `PAVE_PAYDAY_CALCULATION`, "
+        "`FLOATME_V2_PAYDAY_CALCULATION` or `FLOATME_PAYDAY_CALCULATION`.",
+        input=Input(
+            "PAVE_PAYDAY_CALCULATION, FLOATME_V2_PAYDAY_CALCULATION or "
+            "FLOATME_PAYDAY_CALCULATION; that algorithm's prediction must be given.",
+            validation.choice(DETECTION_METHODS),
+        ),
+    )
+    next_date: date | None = attribute(
+        "The chosen prediction's next payday (a calendar date).",
+        input=Input("The chosen prediction's next payday."),
+    )
+    source: str | None = attribute(
+        "The chosen prediction's income source name (the employer or payer).",
+        input=Input("The chosen prediction's income source name.", validation.text),
+    )
+    frequency: str | None = attribute(
+        "The chosen prediction's pay cadence (e.g. `biweekly`).",
+        input=Input("The chosen prediction's pay cadence.", validation.non_empty_text),
+    )
+    loan_id: str | None = attribute(
+        "The loan whose request computed this prediction.",
+        input=Input("The loan whose request computed it.", validation.identifier, first=True),
+    )
+    created_date: datetime | None = attribute("When the row was written (UTC).", clock=True)
+    # The three predictions are always stored, NULL when that algorithm did not run.
+    pave: AlgorithmPrediction | None = attribute(
+        "The Pave algorithm's full prediction; null when the chain short-circuited before it ran.",
+        keep_null=True,
+        input=Input("The Pave algorithm's prediction; null when it did not run.", default=None),
+    )
+    fm: AlgorithmPrediction | None = attribute(
+        "The FloatMe algorithm's full prediction.",
+        keep_null=True,
+        input=Input("The FloatMe algorithm's prediction.", default=None),
+    )
+    v2: AlgorithmPrediction | None = attribute(
+        "The FloatMe V2 algorithm's full prediction; null when the chain short-circuited "
+        "before it ran.",
+        keep_null=True,
+        input=Input(
+            "The FloatMe V2 algorithm's prediction; null when it did not run.", default=None
+        ),
+    )
+    ttl: int | None = expiry()
 
 
 #: A user's payday prediction, served only on the UTC day it was made.
@@ -117,6 +113,6 @@ PAYDAY = entity(
     sk="PREDICTION",
     ttl=TtlRule("created_date", timedelta(days=2)),
     wakes=True,
-    row=PaydayRow.from_item,
+    record=PaydayRow,
     example={"user_id": "demo-ada"},
 )

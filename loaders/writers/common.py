@@ -1,35 +1,33 @@
-"""What several writers share: list bounds, transactions, and the consistent read."""
+"""What several writers share: the declared row's write, transactions, and the consistent
+read."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import date, datetime
-from decimal import Decimal
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any, TypeVar
 
 from loaders import validation
 from loaders.codec import Item, from_wire, is_live
 from loaders.dynamodb import Dynamo
 from loaders.keys import ItemKey
-from loaders.rows.income_detection import DetectedTransaction
+from loaders.record import Record
+from loaders.rows.income_detection import MAX_TRANSACTIONS, DetectedTransaction
+from loaders.transactions import Writes
 
-__all__ = [
-    "MAX_ACCOUNTS",
-    "MAX_METHODS",
-    "MAX_ML_PREDICTIONS",
-    "MAX_NOTES",
-    "MAX_TRANSACTIONS",
-    "TransactionCommand",
-    "read_consistent",
-    "validated_transactions",
-]
+RecordT = TypeVar("RecordT", bound=Record)
 
-#: Bounds on list inputs: far above real use, low enough to keep one item under 400 KB.
-MAX_NOTES = 100
-MAX_ACCOUNTS = 100
-MAX_METHODS = 26
-MAX_TRANSACTIONS = 500
-MAX_ML_PREDICTIONS = 1000
+__all__ = ["put_written", "read_consistent", "validated_transactions"]
+
+
+def put_written(
+    writes: Writes, declared: type[RecordT], values: Mapping[str, Any], now: datetime
+) -> RecordT:
+    """Stages the row of a mutation's input `values` (by field name), every one checked as
+    its record declares (`Record.written`), and answers it."""
+    row = declared.written(values, now)
+    writes.put(row.entity().table, row.to_item())
+    return row
 
 
 async def read_consistent(dynamo: Dynamo, key: ItemKey, now: datetime) -> Item | None:
@@ -50,26 +48,13 @@ async def read_consistent(dynamo: Dynamo, key: ItemKey, now: datetime) -> Item |
     return item if is_live(item, now) else None
 
 
-@dataclass(frozen=True, slots=True)
-class TransactionCommand:
-    """A transaction as the detection and capture inputs give it."""
-
-    transaction_id: str
-    name: str
-    amount: Decimal
-    date: date
-
-    def validated(self, field: str) -> DetectedTransaction:
-        return DetectedTransaction(
-            transaction_id=validation.identifier(f"{field}.transactionId", self.transaction_id),
-            name=validation.text(f"{field}.name", self.name),
-            amount=validation.money(f"{field}.amount", self.amount),
-            date=self.date,
-        )
-
-
 def validated_transactions(
-    field: str, transactions: Sequence[TransactionCommand]
+    field: str, transactions: Sequence[Mapping[str, Any]], now: datetime
 ) -> tuple[DetectedTransaction, ...]:
+    """The input's transactions (by field name), each checked as `DetectedTransaction`
+    declares (`filteredTransactions[2].amount`)."""
     validation.bounded(field, transactions, maximum=MAX_TRANSACTIONS)
-    return tuple(t.validated(f"{field}[{n}]") for n, t in enumerate(transactions))
+    return tuple(
+        DetectedTransaction.written(transaction, now, f"{field}[{n}].")
+        for n, transaction in enumerate(transactions)
+    )

@@ -3,15 +3,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import Any
 
 from loaders import capture, validation
 from loaders.capture import CaptureEvent
 from loaders.errors import BadUserInput
 from loaders.transactions import Writes
-from loaders.writers.common import TransactionCommand, validated_transactions
+from loaders.writers.common import validated_transactions
 
 __all__ = [
     "FloatMeV2Capture",
@@ -24,7 +25,8 @@ __all__ = [
 @dataclass(frozen=True, slots=True)
 class FloatMeV2CaptureCommand:
     user_id: str
-    filtered_transactions: Sequence[TransactionCommand]
+    #: Each transaction's input values, by field name.
+    filtered_transactions: Sequence[Mapping[str, Any]]
     predicted_payday: date
     frequency: str
     #: None: today (UTC).
@@ -42,7 +44,9 @@ def floatme_v2_events(command: FloatMeV2CaptureCommand, now: datetime) -> FloatM
     day = now.date() if command.date is None else command.date
     if day > now.date():
         raise BadUserInput("date", "must not be after today (UTC)")
-    transactions = validated_transactions("filteredTransactions", command.filtered_transactions)
+    transactions = validated_transactions(
+        "filteredTransactions", command.filtered_transactions, now
+    )
     frequency = validation.non_empty_text("frequency", command.frequency)
     filtered = capture.daily_event(
         user_id,

@@ -102,3 +102,19 @@ def test_every_example_builds_a_key_that_parses_back(declared: e.Entity[object])
     assert set(values) == set(declared.example)
     if declared.user is not None:
         assert declared.user_of(key.pk) == declared.example[declared.user]
+
+
+@pytest.mark.parametrize(
+    ("pk", "sk", "within"),
+    [
+        ("x" * 2048, None, True),
+        ("x" * 2049, None, False),
+        ("\U0001f600" * 512, None, True),
+        ("\U0001f600" * 513, None, False),
+        ("p", "é" * 512, True),
+        ("p", "é" * 512 + "x", False),
+    ],
+)
+def test_a_key_within_dynamodbs_limits(pk: str, sk: str | None, within: bool) -> None:
+    table = Table.PAVE if sk is not None else Table.BALANCE_SETTINGS
+    assert ItemKey(table, pk, sk).within_limits() is within

@@ -63,6 +63,17 @@ def test_identifier_accepts_a_plain_id() -> None:
     assert validation.identifier("userId", "u-1") == "u-1"
 
 
+@pytest.mark.parametrize("given", ["", " ", "x" * 257, "\U0001f600" * 251, "é" * 256 + "x"])
+def test_a_key_part_stays_inside_dynamodbs_key_limits(given: str) -> None:
+    with pytest.raises(BadUserInput):
+        validation.key_part("ids", given)
+
+
+@pytest.mark.parametrize("given", ["x" * 256, "\U0001f600" * 250, " u-1", "u\t1"])
+def test_a_key_part_may_be_any_id_written_elsewhere(given: str) -> None:
+    assert validation.key_part("ids", given) == given
+
+
 @pytest.mark.parametrize("given", ["2026-02-30", "2026-13-01", "2026-2-3", "20261202", "", "x"])
 def test_calendar_date_rejects_unreal_dates(given: str) -> None:
     with pytest.raises(BadUserInput, match="date"):

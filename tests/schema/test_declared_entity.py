@@ -1,44 +1,50 @@
-"""One more entity, declared in this test alone, read through the access plan: its key,
-its row and its field's price come from its declaration, nothing else in the product."""
+"""One more entity, declared in this test alone, read through the access plan and written
+by a mutation: its key, its row codec, its field's price, its GraphQL type, its input and
+its checks come from its declaration, nothing else in the product."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING
 
 import pytest
 import strawberry
 from strawberry.types import ExecutionResult
 
+from loaders import validation
 from loaders.answers import Answer, then
-from loaders.codec import Item
 from loaders.dynamodb import Dynamo
 from loaders.entity import entity
-from loaders.rows import fields
+from loaders.errors import BadUserInput
+from loaders.record import Input, Record, attribute, record, user_key
 from loaders.rows.users import USERS
-from loaders.tables import Table
+from loaders.tables import Table, TableNames
+from loaders.transactions import Writes, commit
+from loaders.writers.common import put_written
 from schema.access_plan import USER_READS, plan_user_reads
 from schema.clock import FixedClock
 from schema.context import Info, build_context
+from schema.declared import input_of, input_values, output
 from schema.federation import UserEntity
 from schema.field_reads import UndeclaredRead, reads, type_reads
+from schema.scalars import WireForms, scalar_overrides
 from tests.conftest import CallCounter
 from tests.schema.conftest import DASHBOARD_USER, UndeclaredUser
 
+if TYPE_CHECKING:
+    from types_aiobotocore_dynamodb import DynamoDBClient
 
-@dataclass(frozen=True, slots=True)
-class NicknameRow:
-    user_id: str
-    nickname: str | None
 
-    @classmethod
-    def from_item(cls, item: Mapping[str, Any]) -> NicknameRow:
-        return cls(NICKNAME.user_of(item["PK"]), fields.text(item, "nickname"))
+@record
+class NicknameRow(Record):
+    TYPE = "nickname"
 
-    def to_item(self) -> Item:
-        key = NICKNAME.key(user_id=self.user_id)
-        return {"PK": key.pk, "SK": key.sk, "type": "nickname", "nickname": self.nickname}
+    user_id: str = user_key("The user to name.")
+    nickname: str | None = attribute(
+        "What the user likes to be called.",
+        input=Input("The nickname, not empty.", validation.non_empty_text),
+    )
+    named_at: datetime | None = attribute("When it was set (UTC).", clock=True)
 
 
 #: A point read in the user's `USERS#<id>` partition, 0.5 units and one item a read.
@@ -48,7 +54,7 @@ NICKNAME = entity(
     pk=USERS,
     sk="NICKNAME",
     wakes=True,
-    row=NicknameRow.from_item,
+    record=NicknameRow,
     read_units=0.5,
     read_items=1,
     example={"user_id": "u-1"},
@@ -57,6 +63,16 @@ NICKNAME = entity(
 
 def _nickname(row: NicknameRow | None) -> str | None:
     return row.nickname if row is not None else None
+
+
+@output(NicknameRow, description="The user's nickname.")
+class Nickname:
+    pass
+
+
+@input_of(NicknameRow, description="A nickname to set.")
+class SetNicknameInput:
+    pass
 
 
 @strawberry.type
@@ -69,6 +85,10 @@ class User:
     def nickname(self, info: Info) -> Answer[str | None]:
         return then(info.context.reads.item(NICKNAME, user_id=self.id), _nickname)
 
+    @strawberry.field(metadata=reads(NICKNAME), graphql_type=Nickname | None)  # type: ignore[untyped-decorator]
+    def naming(self, info: Info) -> Answer[NicknameRow | None]:
+        return info.context.reads.item(NICKNAME, user_id=self.id)
+
 
 @strawberry.type
 class Query:
@@ -76,6 +96,16 @@ class Query:
     def user(self, info: Info, id: strawberry.ID) -> User:
         plan_user_reads(info, [id])
         return User(id=id)
+
+
+@strawberry.type
+class Mutation:
+    @strawberry.mutation(graphql_type=Nickname)  # type: ignore[untyped-decorator]
+    async def set_nickname(self, info: Info, input: SetNicknameInput) -> NicknameRow:
+        writes = Writes()
+        row = put_written(writes, NicknameRow, input_values(input), info.context.now)
+        await commit(info.context.dynamo, writes.staged)
+        return row
 
 
 @strawberry.type
@@ -109,7 +139,7 @@ async def test_a_declared_entity_is_read_through_the_plan(
     aliases: int,
     collected: bool,
 ) -> None:
-    await dynamo.put_many([(NICKNAME.table, NicknameRow("u-1", "Ada").to_item())])
+    await dynamo.put_many([(NICKNAME.table, NicknameRow("u-1", "Ada", None).to_item())])
     dynamodb_calls.requests.clear()
     selection = " ".join(f"n{index}: nickname" for index in range(aliases))
     result = await run(
@@ -142,3 +172,80 @@ async def test_a_field_without_declared_reads_is_refused_when_planned(
 def test_the_federation_user_prices_its_fields_as_the_product_user() -> None:
     assert type_reads(UserEntity) == USER_READS
     assert USER_READS["savingsMonths"].default_times == 3
+
+
+def writing_schema() -> strawberry.Schema:
+    """The test's schema with the product's scalars (`DateTime` as RFC 3339 with `Z`)."""
+    return strawberry.Schema(
+        query=Query, mutation=Mutation, scalar_overrides=scalar_overrides(WireForms())
+    )
+
+
+SDL = '''"""The user's nickname."""
+type Nickname {
+  """What the user likes to be called."""
+  nickname: String
+
+  """When it was set (UTC)."""
+  namedAt: DateTime
+}'''
+
+INPUT_SDL = '''"""A nickname to set."""
+input SetNicknameInput {
+  """The user to name."""
+  userId: ID!
+
+  """The nickname, not empty."""
+  nickname: String!
+}'''
+
+
+async def test_a_declared_entity_gets_its_graphql_type_and_input_and_is_written_and_read(
+    dynamodb: DynamoDBClient, tables: TableNames, dynamo: Dynamo, clock: FixedClock
+) -> None:
+    schema = writing_schema()
+    sdl = schema.as_str()
+    assert SDL in sdl
+    assert INPUT_SDL in sdl
+
+    written = await run(
+        schema,
+        'mutation { setNickname(input: {userId: "u-1", nickname: "Ada"}) { nickname namedAt } }',
+        dynamo,
+        clock,
+    )
+    assert written.errors is None
+    stamp = clock.now().strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert written.data == {"setNickname": {"nickname": "Ada", "namedAt": stamp}}
+    key = {"PK": {"S": "USERS#u-1"}, "SK": {"S": "NICKNAME"}}
+    stored = await dynamodb.get_item(TableName=tables.pave, Key=key, ConsistentRead=True)
+    assert stored["Item"] == {
+        **key,
+        "type": {"S": "nickname"},
+        "nickname": {"S": "Ada"},
+        "named_at": {"S": stamp},
+    }
+
+    read = await run(schema, '{ user(id: "u-1") { naming { nickname namedAt } } }', dynamo, clock)
+    assert read.errors is None
+    assert read.data == {"user": {"naming": {"nickname": "Ada", "namedAt": stamp}}}
+
+
+async def test_a_declared_input_is_checked_with_the_fields_path_and_writes_nothing(
+    dynamodb: DynamoDBClient, tables: TableNames, dynamo: Dynamo, clock: FixedClock
+) -> None:
+    schema = writing_schema()
+    result = await run(
+        schema,
+        'mutation { setNickname(input: {userId: "u-1", nickname: " "}) { nickname } }',
+        dynamo,
+        clock,
+    )
+    assert result.errors is not None
+    [error] = result.errors
+    assert error.message == "nickname: must not be empty"
+    assert isinstance(error.original_error, BadUserInput)
+    assert error.original_error.code == "BAD_USER_INPUT"
+    assert error.extensions == {"field": "nickname"}
+    answer = await dynamodb.scan(TableName=tables.pave)
+    assert answer["Items"] == []

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from loaders.balance_alert import BalanceAlertCommand, Decision, evaluate_balance_alert
+from loaders.balance_alert import Decision, evaluate_balance_alert
 from loaders.codec import format_instant
 from loaders.dynamodb import Dynamo, DynamoDBFailure
 from loaders.lock import LockClient
@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
 
 LOCK_KEY = "balance-alert:user_id:u-1"
+
+#: The mutation input's values (by field name) the direct evaluations take.
+BALANCES = {"user_id": "u-1", "available_balance": Decimal("10"), "current_balance": Decimal("20")}
 
 
 async def evaluate(execute: Execute, available: str, current: str = "120") -> Any:
@@ -260,7 +263,11 @@ async def test_a_failing_evaluation_releases_its_lock(
     await set_threshold(dynamodb, tables, n("50"))
     broken = Dynamo(dynamodb, dataclasses.replace(tables, balance_settings="no-such-table"))
     locks = LockClient(dynamo)
-    command = BalanceAlertCommand("u-1", Decimal("10"), Decimal("20"))
+    command = {
+        "user_id": "u-1",
+        "available_balance": Decimal("10"),
+        "current_balance": Decimal("20"),
+    }
 
     with pytest.raises(DynamoDBFailure):
         await evaluate_balance_alert(broken, locks, command, NOW)
@@ -276,7 +283,11 @@ async def test_a_dead_owners_lock_is_taken_over_by_a_later_evaluation_after_its_
     await put_go_lock(dynamodb, tables)
     timer = FakeTimer()
     locks = LockClient(dynamo, timer=timer)
-    command = BalanceAlertCommand("u-1", Decimal("10"), Decimal("20"))
+    command = {
+        "user_id": "u-1",
+        "available_balance": Decimal("10"),
+        "current_balance": Decimal("20"),
+    }
 
     assert (await evaluate_balance_alert(dynamo, locks, command, NOW)).decision is Decision.LOCKED
     timer.now = 59.0
@@ -316,7 +327,11 @@ async def test_heartbeats_keep_a_long_evaluations_lock(
     lease, beat = timedelta(seconds=1), timedelta(milliseconds=100)
     slow_locks = LockClient(dynamo, lease=lease, heartbeat_period=beat)
     other_locks = LockClient(dynamo, lease=lease, heartbeat_period=beat)
-    command = BalanceAlertCommand("u-1", Decimal("10"), Decimal("20"))
+    command = {
+        "user_id": "u-1",
+        "available_balance": Decimal("10"),
+        "current_balance": Decimal("20"),
+    }
 
     async def a_slow_settings_read(params: dict[str, Any], **_: Any) -> None:
         if params.get("TableName") == tables.balance_settings:

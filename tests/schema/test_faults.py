@@ -63,7 +63,9 @@ EVERY_FIELD_QUERY = """
 # Small enough that a slow call fails fast, large enough for moto on a busy machine.
 READ_TIMEOUT = 1.0
 MAX_ATTEMPTS = 2
-UNPROCESSED_DEADLINE = 1.0
+#: How long re-requests of UnprocessedKeys may go on: four rounds take ~0.4 s on an idle
+#: machine (backoff ceilings 25, 50, 100 and 200 ms, and five calls), so 4 s is 10x that.
+UNPROCESSED_DEADLINE = 4.0
 #: The attempts' timeouts and botocore's backoff (< 1 s each) bound a lasting fault's wait;
 #: a test of "never a hang" allows 4x that (a busy machine stretches it, never by 4x), and
 #: its delayed answers come far later still (`LASTING_DELAY`), so a missing timeout fails it.

@@ -163,7 +163,12 @@ async def test_an_end_user_gets_only_their_own_representations(
 
 @pytest.mark.parametrize(
     "representation",
-    [{"__typename": "User"}, {"__typename": "User", "id": 7}, {"__typename": "User", "id": " "}],
+    [
+        {"__typename": "User"},
+        {"__typename": "User", "id": 7},
+        {"__typename": "User", "id": " "},
+        {"__typename": "User", "id": "x" * 2100},
+    ],
 )
 async def test_a_representation_without_a_usable_id_is_bad_input_at_its_place(
     subgraph_schema: Any, dynamo: Dynamo, representation: dict[str, Any]

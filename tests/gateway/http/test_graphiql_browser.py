@@ -250,3 +250,57 @@ def test_graphiql_runs_a_subscription_over_the_gateways_own_websocket(
     assert result == {"data": {"userChanged": {"id": ADA, "lowBalanceAlert": "100.00"}}}
     assert sockets == [embedded.url.replace("http://", "ws://") + "/graphql"]
     assert elsewhere == []
+
+
+def test_graphiql_runs_a_subscription_over_sse_with_transport_sse(
+    embedded: Embedded, tmp_path: Path
+) -> None:
+    """`/graphql?transport=sse`: the subscription goes as GraphQL over SSE (a fetch with
+    `Accept: text/event-stream`), and no WebSocket is opened."""
+    from playwright.sync_api import Request, WebSocket, sync_playwright
+
+    sockets: list[str] = []
+    accepts: list[str] = []
+
+    def opened(socket: WebSocket) -> None:
+        sockets.append(socket.url)
+
+    def requested(request: Request) -> None:
+        if request.method == "POST":
+            accepts.append(request.headers.get("accept", ""))
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
+        )
+        try:
+            page = browser.new_page()
+            page.on("websocket", opened)
+            page.on("request", requested)
+            page.goto(embedded.url + "/graphql?transport=sse", wait_until="load")
+            page.wait_for_selector(QUERY_EDITOR, timeout=20_000)
+            page.click(QUERY_EDITOR)
+            page.keyboard.press("Control+A")
+            page.keyboard.press("Delete")
+            query = (
+                f'subscription {{ userChanged(ids: ["{ADA}"], initial: true) {{ id '
+                "lowBalanceAlert } }"
+            )
+            page.keyboard.type(query, delay=5)
+            page.keyboard.press("Escape")
+            page.wait_for_timeout(500)
+            page.click(".graphiql-execute-button")
+            page.wait_for_function(
+                "() => document.querySelector('.result-window').innerText.includes('100.00')",
+                timeout=20_000,
+            )
+            result = json.loads(_editor_value(page, RESULT))
+        finally:
+            ARTIFACTS.mkdir(exist_ok=True)
+            for open_page in browser.contexts[0].pages if browser.contexts else []:
+                open_page.screenshot(path=str(ARTIFACTS / "graphiql-subscription-sse.png"))
+            browser.close()
+
+    assert result == {"data": {"userChanged": {"id": ADA, "lowBalanceAlert": "100.00"}}}
+    assert sockets == []
+    assert "text/event-stream" in accepts

@@ -186,3 +186,166 @@ async def test_the_probe_sees_an_unbounded_document(
         client.headers["Authorization"] = f"Bearer {tokens(clock)['end user']()}"
         await hold.run(client.post("/graphql", json={"query": selections}))
     assert hold.longest > LOOP_HOLD_BOUND, hold.longest
+
+
+# --- Issue 42's surfaces: idempotency keys, read ids, request heads -------------------------
+# Each example is answered as a client's answer (`assert_answered`); the loop-hold bound is
+# the tests above's concern.
+
+LABEL_MUTATION = (
+    "mutation($u: ID!) { markInsightsRefresh(input: {userId: $u}) { label updatedDate } }"
+)
+#: Text a header can carry (latin-1, no line breaks), and any JSON a key could be sent as.
+HEADER_TEXT = st.text(
+    alphabet=st.characters(min_codepoint=0x20, max_codepoint=0xFF, exclude_characters="\x7f"),
+    max_size=300,
+)
+KEYS = st.one_of(
+    st.builds(lambda key: ("header", key), HEADER_TEXT),
+    st.builds(lambda key: ("header", f'"{key}"'), HEADER_TEXT),
+    st.builds(
+        lambda key: ("extensions", key),
+        st.one_of(
+            st.text(max_size=300),
+            st.integers(),
+            st.none(),
+            st.lists(st.text(max_size=5), max_size=3),
+            st.just("k" * 256),
+        ),
+    ),
+)
+IDS = st.one_of(
+    st.text(max_size=40),
+    st.builds(
+        lambda c, n: c * n, st.sampled_from(["x", "é", "\U0001f600", " "]), st.integers(0, 2100)
+    ),
+)
+
+
+@pytest.fixture
+async def dashboard_client(
+    settings: Settings, dynamo: Dynamo, clock: FixedClock
+) -> AsyncIterator[httpx.AsyncClient]:
+    async with gateway_client(
+        settings, dynamo, clock, rate_limit_dashboard="100000000/minute"
+    ) as client:
+        client.headers["Authorization"] = f"Bearer {tokens(clock)['dashboard']()}"
+        yield client
+
+
+@pytest.fixture
+async def writer_client(
+    settings: Settings, dynamo: Dynamo, clock: FixedClock
+) -> AsyncIterator[httpx.AsyncClient]:
+    async with gateway_client(
+        settings, dynamo, clock, rate_limit_writer="100000000/minute"
+    ) as client:
+        client.headers["Authorization"] = f"Bearer {tokens(clock)['writer']()}"
+        yield client
+
+
+@FUZZ
+@given(key=KEYS, user=st.sampled_from(["u-1", "u-2"]), times=st.integers(1, 3))
+async def test_every_idempotency_key_is_answered(
+    key: tuple[str, Any],
+    user: str,
+    times: int,
+    writer_client: httpx.AsyncClient,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO)
+    caplog.clear()
+    where, value = key
+    body: dict[str, Any] = {"query": LABEL_MUTATION, "variables": {"u": user}}
+    headers: dict[bytes, bytes] = {}
+    if where == "header":
+        headers[b"Idempotency-Key"] = value.encode("latin-1")
+    else:
+        body["extensions"] = {"idempotencyKey": value}
+    # Sent again: a replay, a 422 for the other user, or the same refusal.
+    for _ in range(times):
+        response = await writer_client.post("/graphql", json=body, headers=headers)
+        assert_answered(response, caplog)
+        assert response.status_code in (200, 400, 422), response.text[:300]
+
+
+@FUZZ
+@given(ids=st.lists(IDS, max_size=101))
+async def test_every_read_id_is_answered_at_its_place(
+    ids: list[str], dashboard_client: httpx.AsyncClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    caplog.clear()
+    query = "query($ids: [ID!]!) { users(ids: $ids) { id lowBalanceAlert } }"
+    response = await dashboard_client.post(
+        "/graphql", json={"query": query, "variables": {"ids": ids}}
+    )
+    assert_answered(response, caplog)
+    body = response.json()
+    if not 1 <= len(ids) <= 100 or not _utf8("".join(ids)):
+        return
+    users = body["data"]["users"]
+    assert len(users) == len(ids)
+    for user_id, user in zip(ids, users, strict=True):
+        fits = user_id.strip() and len(user_id) <= 256 and len(user_id.encode()) <= 1000
+        assert (user is not None) == bool(fits), (user_id[:50], user)
+
+
+HEAD_LINES = st.lists(
+    st.tuples(
+        st.binary(min_size=1, max_size=40).filter(lambda b: b":" not in b and b"\r" not in b),
+        st.binary(max_size=30_000),
+    ),
+    max_size=6,
+)
+
+
+@pytest.fixture
+async def served_port(settings: Settings, clock: FixedClock) -> AsyncIterator[int]:
+    from gateway.app import create_app
+    from support.serving import serving
+
+    # A head not sent whole is closed after half a second, not the default ten.
+    quick = dataclasses.replace(settings, head_timeout_seconds=0.5)
+    async with serving(create_app(quick, clock=clock)) as url:
+        yield int(url.split(":")[2].split("/")[0])
+
+
+@FUZZ
+@given(
+    target=st.binary(max_size=2000),
+    lines=HEAD_LINES,
+    ended=st.booleans(),
+)
+async def test_every_request_head_is_answered_or_closed(
+    target: bytes,
+    lines: list[tuple[bytes, bytes]],
+    ended: bool,
+    served_port: int,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Raw heads (any target, header names and values of any bytes and size) to the server
+    as the image runs it: a 4xx answer, or a close; never a 5xx or a traceback."""
+    import asyncio
+
+    caplog.set_level(logging.INFO)
+    caplog.clear()
+    head = b"GET /" + target + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    head += b"".join(name + b": " + value + b"\r\n" for name, value in lines)
+    reader, writer = await asyncio.open_connection("127.0.0.1", served_port)
+    try:
+        writer.write(head + (b"\r\n" if ended else b""))
+        if not ended:
+            writer.write_eof()
+        await writer.drain()
+        line = await asyncio.wait_for(reader.readline(), 30)
+    except (ConnectionResetError, BrokenPipeError):
+        line = b""
+    finally:
+        writer.close()
+    status = int(line.split()[1]) if line.startswith(b"HTTP/1.1 ") else None
+    assert status is None or status < 500, line
+    if status is not None and len(head) > 16_384:
+        assert status in (400, 431), line  # never served
+    assert "Traceback" not in caplog.text
+    assert all(record.levelno < logging.ERROR for record in caplog.records), caplog.text[-2000:]

@@ -107,8 +107,8 @@ def json_log() -> Iterator[io.StringIO]:
 async def test_a_masked_error_and_its_log_lines_share_the_request_id(
     settings: Settings, clock: FixedClock, proxy: FaultProxy, json_log: io.StringIO
 ) -> None:
-    # DynamoDB calls our request invalid: our bug, so the client sees only a masked error.
-    proxy.inject("BatchGetItem", Refuse("ValidationException"), times=1)
+    # DynamoDB misses a table: our configuration, so the client sees only a masked error.
+    proxy.inject("BatchGetItem", Refuse("ResourceNotFoundException"), times=1)
     async with serving(settings, proxy, clock) as client:
         response = await client.post(
             "/graphql", json={"query": POINTS}, headers={"X-Request-ID": "req-7f3a"}
@@ -119,14 +119,14 @@ async def test_a_masked_error_and_its_log_lines_share_the_request_id(
         {"code": "INTERNAL_SERVER_ERROR", "requestId": "req-7f3a"},
         {"code": "INTERNAL_SERVER_ERROR", "requestId": "req-7f3a"},
     ]
-    assert "ValidationException" not in response.text
+    assert "ResourceNotFoundException" not in response.text
     assert settings.tables.pave not in response.text
     lines = [json.loads(line) for line in json_log.getvalue().splitlines()]
     errors = [line for line in lines if line["level"] == "ERROR"]
     assert errors
     assert all(line["request_id"] == "req-7f3a" for line in errors)
     # The log has what the client must not see.
-    assert any("ValidationException" in line.get("exception", "") for line in errors)
+    assert any("ResourceNotFoundException" in line.get("exception", "") for line in errors)
     access = [line for line in lines if line["logger"] == "gateway.access"]
     assert len(access) == 1
     assert access[0]["request_id"] == "req-7f3a"
@@ -136,3 +136,21 @@ async def test_a_masked_error_and_its_log_lines_share_the_request_id(
         200,
     )
     assert access[0]["duration_ms"] > 0
+
+
+async def test_keys_dynamodb_refuses_are_bad_input_with_one_log_line(
+    settings: Settings, clock: FixedClock, proxy: FaultProxy, json_log: io.StringIO
+) -> None:
+    # A ValidationException on a read: its keys fail with a code, and the failure log
+    # writes one line for the call, not a traceback per field.
+    proxy.inject("BatchGetItem", Refuse("ValidationException"), times=1)
+    async with serving(settings, proxy, clock) as client:
+        response = await client.post("/graphql", json={"query": POINTS})
+    body = response.json()
+    assert body["data"]["user"] == {"id": ADA, "payday": None, "alert": None}
+    assert [error["extensions"]["code"] for error in body["errors"]] == ["BAD_USER_INPUT"] * 2
+    assert "ValidationException" not in response.text
+    lines = [json.loads(line) for line in json_log.getvalue().splitlines()]
+    assert [line["level"] for line in lines if line["level"] in ("ERROR", "WARNING")] == ["WARNING"]
+    (refused,) = [line for line in lines if line["logger"] == "gateway.dynamodb"]
+    assert refused["error_code"] == "ValidationException"

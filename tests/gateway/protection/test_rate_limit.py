@@ -122,6 +122,28 @@ async def test_a_principal_gets_its_most_generous_role(
     assert answer.headers["RateLimit-Policy"].startswith(f'"{policy}";')
 
 
+@pytest.mark.parametrize(
+    ("roles", "policy"),
+    [((), "user"), (("auditor",), "user"), ((WRITER,), "writer"), ((DASHBOARD,), "dashboard")],
+)
+async def test_a_role_budget_below_the_end_users_is_the_roles(
+    settings: Settings, dynamo: Dynamo, clock: FixedClock, roles: tuple[str, ...], policy: str
+) -> None:
+    # Issue 42: the end users' budget was one of every token's, so a writer's could not be
+    # set below it.
+    budgets = {
+        "rate_limit_user": "3000/minute",
+        "rate_limit_writer": "1/minute",
+        "rate_limit_dashboard": "1/minute",
+    }
+    async with gateway_client(settings, dynamo, clock, **budgets) as client:
+        headers = bearer(clock, roles=roles)
+        first = await client.post("/graphql", json={"query": ONE}, headers=headers)
+        second = await client.post("/graphql", json={"query": ONE}, headers=headers)
+    assert first.headers["RateLimit-Policy"].startswith(f'"{policy}";')
+    assert second.status_code == (200 if policy == "user" else 429)
+
+
 async def test_an_operation_dearer_than_the_whole_budget_is_never_served(
     settings: Settings, dynamo: Dynamo, clock: FixedClock
 ) -> None:

@@ -64,6 +64,7 @@ SUBSCRIBES: list[tuple[str, str, dict[str, Any] | None, str, str]] = [
         "BAD_USER_INPUT",
     ),
     ("no ids", SETTING_QUERY, {"ids": []}, "error", "BAD_USER_INPUT"),
+    ("a long id", SETTING_QUERY, {"ids": [USER, "x" * 2100]}, "error", "BAD_USER_INPUT"),
     ("field error of a query", f'{{ user(id: "{OTHER}") {{ id }} }}', None, "next", "FORBIDDEN"),
 ]
 

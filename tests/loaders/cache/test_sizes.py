@@ -8,7 +8,6 @@ import json
 import tracemalloc
 from collections import defaultdict
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 from gateway.settings import Settings
@@ -25,7 +24,7 @@ from loaders.rows.feeder import LastPageRow, PaveLabelRow
 from loaders.rows.income import IncomeRow
 from loaders.rows.income_detection import IncomeDetectionRunRow
 from loaders.rows.income_verification import IncomeVerificationRow
-from loaders.rows.mine import RECURRING, RITUAL, MineRow, expense_from_item
+from loaders.rows.mine import MineRow, RecurringExpenseRow, RitualRow
 from loaders.rows.payday import PaydayRow
 from loaders.rows.scores import ScoreRow
 from loaders.tables import Table
@@ -43,8 +42,8 @@ BUILDERS: dict[str, Callable[[Item], object]] = {
     "pave_label": PaveLabelRow.from_item,
     "last_page": LastPageRow.from_item,
     "insights": MineRow.from_item,
-    "recurring": partial(expense_from_item, RECURRING),
-    "ritual": partial(expense_from_item, RITUAL),
+    "recurring": RecurringExpenseRow.from_item,
+    "ritual": RitualRow.from_item,
     "income": IncomeRow.from_item,
     "scores": ScoreRow.from_item,
 }
