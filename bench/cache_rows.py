@@ -12,6 +12,7 @@ import os
 import time
 from datetime import timedelta
 
+import aioboto3
 import aiohttp
 
 from bench import processes
@@ -31,7 +32,7 @@ from bench.run import (
     prepare,
 )
 from gateway.auth.tokens import mint_token
-from gateway.resources import client_config, dynamodb_session, settled_collector
+from gateway.resources import client_config, settled_collector
 from gateway.settings import Settings
 from schema.clock import SystemClock
 from schema.principal import DASHBOARD
@@ -55,7 +56,7 @@ async def cache_rows(servers: Servers, dynalite_url: str, delayed_url: str) -> l
         )
         client, delayed = [
             await stack.enter_async_context(
-                dynamodb_session().client(
+                aioboto3.Session().client(
                     "dynamodb",
                     endpoint_url=url,
                     region_name="us-east-1",

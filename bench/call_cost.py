@@ -21,20 +21,19 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import aioboto3
 
 if TYPE_CHECKING:
-    from aiobotocore.client import AioBaseClient
+    pass
 
 from loaders import entities as e
 from loaders.dynamodb import BOTOCORE, LEAN, Dynamo
 from loaders.tables import TableNames
 from loaders.wire.client import OPERATIONS, TARGET_PREFIX, encode
 from loaders.wire.connection import Connection
-from loaders.wire.endpoint import pool_for
 
 #: The user `python -m bench calls` seeds (`make bench` uses its first bench user).
 USER = "calls-000"
@@ -61,7 +60,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("event hooks", ("botocore/hooks.py", "aiobotocore/hooks.py", "botocore/handlers.py")),
     ("signing", ("botocore/auth.py", "signers.py", "wire/signer.py", "credentials.py", "hmac")),
     ("HTTP client", ("aiohttp/", "yarl/", "multidict", "socket", "httptools", *_OWN_HTTP)),
-    ("parsing", ("parsers.py", "wire_parser.py", "orjson", "loads", "awsrequest.py")),
+    ("parsing", ("parsers.py", "blobs.py", "orjson", "loads", "awsrequest.py")),
     ("asyncio's loop", ("asyncio/", "selectors.py", "epoll")),
     ("Dynamo.call and the call log", ("loaders/dynamodb.py", "loaders/call_log.py")),
     ("the rest of the client", ("botocore/", "aiobotocore/", "wire/")),
@@ -173,7 +172,8 @@ async def _requests(dynamo: Dynamo, user_id: str) -> list[bytes]:
 async def _pool_floor(dynamo: Dynamo, user_id: str) -> list[Callable[[], Awaitable[Any]]]:
     """The lean path's connections: its three requests, signed once, then exchanged again
     and again through its pool."""
-    pool = pool_for(cast("AioBaseClient", dynamo.client))
+    lean: Any = dynamo._lean
+    pool = lean.pool(lean.endpoint_url)
 
     def bare(request: bytes) -> Callable[[], Awaitable[Any]]:
         return lambda: pool.exchange(request)
@@ -183,20 +183,32 @@ async def _pool_floor(dynamo: Dynamo, user_id: str) -> list[Callable[[], Awaitab
 
 async def _httptools_floor(
     dynamo: Dynamo, user_id: str
-) -> tuple[list[Callable[[], Awaitable[Any]]], asyncio.BaseTransport]:
+) -> tuple[list[Callable[[], Awaitable[Any]]], list[Connection]]:
     """The floor: the lean path's three requests, signed once, then written again and
-    again on one of its connections (loaders/wire/connection.py), without the pool."""
+    again on one of its connections (loaders/wire/connection.py), without the pool. The
+    connection idles through the other paths' turns: past dynalite's keep-alive (5 s) it
+    is closed, and opened again before the next turn."""
     lean: Any = dynamo._lean
     url = urlsplit(lean.endpoint_url)
     host, port = url.hostname or "127.0.0.1", url.port or 80
-    transport, connection = await asyncio.get_running_loop().create_connection(
-        lambda: Connection(lean.endpoint_url, read_timeout=None), host, port
-    )
+
+    async def opened() -> Connection:
+        _, connection = await asyncio.get_running_loop().create_connection(
+            lambda: Connection(lean.endpoint_url, read_timeout=None), host, port
+        )
+        return connection
+
+    held = [await opened()]
 
     def bare(request: bytes) -> Callable[[], Awaitable[Any]]:
-        return lambda: connection.exchange(request)
+        async def exchange() -> Any:
+            if held[0].closed:
+                held[0] = await opened()
+            return await held[0].exchange(request)
 
-    return [bare(request) for request in await _requests(dynamo, user_id)], transport
+        return exchange
+
+    return [bare(request) for request in await _requests(dynamo, user_id)], held
 
 
 async def measure(client: Any, tables: TableNames, user_id: str) -> list[PathCost]:
@@ -206,11 +218,11 @@ async def measure(client: Any, tables: TableNames, user_id: str) -> list[PathCos
     calls = {name: _calls(dynamo, user_id) for name, dynamo in paths.items()}
     calls[WIRE] = await _wire_floor(paths[LEAN], user_id)
     calls[POOL] = await _pool_floor(paths[LEAN], user_id)
-    calls[HTTPTOOLS], transport = await _httptools_floor(paths[LEAN], user_id)
+    calls[HTTPTOOLS], held = await _httptools_floor(paths[LEAN], user_id)
     try:
         return await _alternating(calls, costs)
     finally:
-        transport.close()
+        held[0].close()
 
 
 async def _alternating(
@@ -288,11 +300,11 @@ def print_costs(costs: list[PathCost], breakdown: dict[str, dict[str, float]]) -
 async def call_costs(endpoint: str, tables: TableNames, user_id: str) -> str:
     """The two tables, printed, over a client opened as the gateway opens one."""
     # Imported here: bench/run.py imports this module, and gateway.resources is its own.
-    from gateway.resources import client_config, dynamodb_session
+    from gateway.resources import client_config
     from gateway.settings import Settings
 
     config = client_config(Settings())
-    async with dynamodb_session().client(
+    async with aioboto3.Session().client(
         "dynamodb", endpoint_url=endpoint, region_name="us-east-1", config=config
     ) as client:
         costs = await measure(client, tables, user_id)

@@ -21,7 +21,6 @@ from typing import Any, cast
 import aioboto3
 
 from gateway.cli.embedded import EmbeddedDynamoDB
-from gateway.resources import dynamodb_session
 from loaders.dynamodb import Dynamo
 from loaders.live.changes import Change, ChangeFeed, MemoryChangeFeed, ShardPosition
 from loaders.live.changes.redis_feed import RedisChangeFeed
@@ -77,7 +76,7 @@ def _free_port() -> int:
 
 
 async def measure(feed: ChangeFeed, label: str, endpoint: str, names: TableNames) -> None:
-    session = dynamodb_session()
+    session = aioboto3.Session()
     async with (
         session.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1") as client,
         aioboto3.Session().client(
@@ -140,7 +139,7 @@ async def main() -> None:
     moto.start()
     redis: asyncio.subprocess.Process | None = None
     try:
-        async with dynamodb_session().client(
+        async with aioboto3.Session().client(
             "dynamodb", endpoint_url=moto.endpoint_url, region_name="us-east-1"
         ) as client:
             memory_names = TableNames(*(f"{n}-m" for n in TableNames().all().values()))

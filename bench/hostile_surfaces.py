@@ -18,13 +18,13 @@ import re
 from datetime import timedelta
 from pathlib import Path
 
+import aioboto3
 import httpx
 
 from bench import processes
 from bench.load.moto_process import MotoServer
 from bench.run import SECRET, common_env
 from gateway.auth.tokens import mint_token
-from gateway.resources import dynamodb_session
 from loaders.tables import TableNames, create_tables
 from schema.clock import SystemClock
 from schema.principal import WRITER
@@ -115,7 +115,7 @@ async def _heads(port: int, pid: int) -> None:
 
 
 async def _prepare(endpoint: str) -> None:
-    async with dynamodb_session().client(
+    async with aioboto3.Session().client(
         "dynamodb", endpoint_url=endpoint, region_name="us-east-1"
     ) as client:
         await create_tables(client, TableNames(), ttl=False, streams=False)

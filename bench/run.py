@@ -42,9 +42,8 @@ from bench.report import targets as check_targets
 from bench.server import FRONTEND_USER
 from gateway.auth.tokens import mint_token
 from gateway.cli.examples import FRONTEND_QUERY
-from gateway.resources import client_config, dynamodb_session, settled_collector
+from gateway.resources import client_config, settled_collector
 from gateway.settings import Settings
-from loaders.backoff import Backoff
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
 from loaders.wire.client import LeanClient
@@ -143,7 +142,7 @@ def direct_sender(
     answered as an endpoint must (bench/answered.py: every item decoded, the read rules,
     the JSON written)."""
     today = datetime.now(UTC).date()
-    lean = None if botocore else LeanClient(client, Backoff(0.025, 1.0))
+    lean = None if botocore else LeanClient(client)
 
     async def send() -> dict[str, Any]:
         reads = await read_users(
@@ -180,9 +179,9 @@ async def run_rows(servers: Servers, direct_endpoints: dict[str, str]) -> list[R
                 )
             )
             for name, session, endpoint in (
-                ("direct", dynamodb_session(), direct_endpoints[""]),
+                ("direct", aioboto3.Session(), direct_endpoints[""]),
                 ("stock", aioboto3.Session(), direct_endpoints[""]),
-                ("delayed", dynamodb_session(), direct_endpoints["delayed"]),
+                ("delayed", aioboto3.Session(), direct_endpoints["delayed"]),
             )
         }
         slots = asyncio.Semaphore(POOL)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+import aioboto3
 import aiohttp
 
 from bench import processes
@@ -37,7 +38,7 @@ from bench.load.moto_process import MotoServer
 from bench.report import Row
 from bench.run import SECRET, common_env
 from gateway.auth.tokens import mint_token
-from gateway.resources import client_config, dynamodb_session
+from gateway.resources import client_config
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
@@ -180,7 +181,7 @@ async def write_rows(url: str, moto_url: str) -> list[WriteRow]:
             aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=4))
         )
         client = await stack.enter_async_context(
-            dynamodb_session().client(
+            aioboto3.Session().client(
                 "dynamodb",
                 endpoint_url=moto_url,
                 region_name="us-east-1",
@@ -254,7 +255,7 @@ def run_writes() -> None:
 
 
 async def _prepare(endpoint: str) -> None:
-    async with dynamodb_session().client(
+    async with aioboto3.Session().client(
         "dynamodb", endpoint_url=endpoint, region_name="us-east-1"
     ) as client:
         await create_tables(client, TableNames(), ttl=False, streams=False)

@@ -3,28 +3,22 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import AsyncIterator, Iterator
+import logging
+import os
+from collections.abc import AsyncIterator, Awaitable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from importlib.metadata import version
 from typing import cast
 
 import aioboto3
 from aiobotocore.config import AioConfig
-from aiobotocore.session import AioSession
 
 from gateway.settings.service import ServiceSettings
-from loaders.dynamodb import Dynamo
+from loaders.dynamodb import BOTOCORE, LEAN, Dynamo
 from loaders.live.streams import StreamsApi
-from loaders.wire_parser import FastResponseParserFactory
+from loaders.wire.endpoint import STANDARD, WireSettings, default_verify
 
-
-def dynamodb_session() -> aioboto3.Session:
-    """An aioboto3 session whose clients parse DynamoDB's attribute values the fast way
-    (loaders/wire_parser.py): botocore's component, set through its public registry."""
-    botocore_session = AioSession()
-    botocore_session.register_component("response_parser_factory", FastResponseParserFactory())
-    return aioboto3.Session(botocore_session=botocore_session)
-
+LOG = logging.getLogger("gateway.dynamodb")
 
 #: The package's own version (pyproject.toml's, as installed), never one written here by hand.
 USER_AGENT = f"insight-gateway/{version('insight-gateway')}"
@@ -58,6 +52,29 @@ def client_config(settings: ServiceSettings) -> AioConfig:
     )
 
 
+def wire_settings(settings: ServiceSettings, endpoint_url: str) -> WireSettings:
+    """The lean path's configuration: `client_config`'s values, from the same settings
+    (`endpoint_url`: the client's, botocore's pick when the settings name none; then
+    botocore sends to an account-ID endpoint when the credentials carry an account)."""
+    return WireSettings(
+        endpoint_url=endpoint_url,
+        region=settings.region,
+        user_agent=USER_AGENT,
+        max_attempts=settings.dynamodb_max_attempts,
+        retry_mode=STANDARD,
+        pool_size=settings.max_pool_connections,
+        connect_timeout=settings.dynamodb_connect_timeout_seconds,
+        read_timeout=settings.dynamodb_read_timeout_seconds,
+        keepalive=KEEPALIVE_SECONDS,
+        verify=default_verify(),
+        # botocore's ruleset picks an account's endpoint only for the plain regional one
+        # (not FIPS, not dual-stack, not a configured URL), unless the mode is disabled.
+        account_endpoints=endpoint_url == f"https://dynamodb.{settings.region}.amazonaws.com"
+        and settings.dynamodb_endpoint_url is None
+        and os.environ.get("AWS_ACCOUNT_ID_ENDPOINT_MODE", "preferred") != "disabled",
+    )
+
+
 #: Allocations between two young collections (CPython's default is 700). A request of 100
 #: full users keeps ~10^6 objects alive for its lifetime (items, rows, answers): at 700
 #: the young collections walk them over and over, a third of the worker's CPU as the bench
@@ -88,19 +105,33 @@ def settled_collector() -> Iterator[None]:
 async def open_dynamo(settings: ServiceSettings) -> AsyncIterator[Dynamo]:
     """Open the process's DynamoDB client (creating one costs hundreds of milliseconds, so it
     is done once, in the lifespan) and close it on the way out."""
-    session = dynamodb_session()
+    session = aioboto3.Session()
     async with session.client(
         "dynamodb",
         endpoint_url=settings.dynamodb_endpoint_url,
         region_name=settings.region,
         config=client_config(settings),
     ) as client:
+        wire = wire_settings(settings, client.meta.endpoint_url)
+        refusal = wire.refusal()
+        call_path = settings.dynamodb_call_path
+        if refusal is not None and call_path == LEAN:
+            LOG.warning(
+                "DynamoDB reads go through botocore: the lean path cannot follow %s", refusal
+            )
+            call_path = BOTOCORE
+        # The lean path signs with the session's credentials (the client's default chain,
+        # resolved through botocore's public API; botocore refreshes them).
+        # (aioboto3's stubs type the coroutine as its result.)
+        credentials = await cast("Awaitable[object]", session.get_credentials())
         yield Dynamo(
             client,
             settings.tables,
             max_concurrency=settings.max_pool_connections,
             unprocessed_deadline=settings.dynamodb_unprocessed_deadline_seconds,
-            call_path=settings.dynamodb_call_path,
+            call_path=call_path,
+            wire=wire,
+            credentials=credentials,
         )
 
 

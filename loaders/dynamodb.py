@@ -14,7 +14,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import aiohttp
 from botocore.exceptions import BotoCoreError, ClientError
 
 from loaders.attempts import ATTEMPTS_PARAM, count_attempt, take_attempts
@@ -34,7 +33,8 @@ from loaders.parameters import invalid_parameters
 from loaders.request_scope import RequestScope
 from loaders.tables import Table, TableNames
 from loaders.wire.client import OPERATIONS as LEAN_OPERATIONS
-from loaders.wire.client import LeanClient
+from loaders.wire.client import LeanClient, Sleep
+from loaders.wire.endpoint import WireSettings
 from loaders.write_params import written
 
 if TYPE_CHECKING:
@@ -83,8 +83,12 @@ class Dynamo:
     `max_concurrency` caps calls in flight to match the client's connection pool, so a wide
     request waits here, in order, instead of inside botocore's pool; by default it is that
     pool's size. `call_path`: `LEAN` sends GetItem, BatchGetItem and Query through
-    `loaders.wire` (on this client's credentials, endpoint, pool and retries), `BOTOCORE`
-    sends them through the client like every other call.
+    `loaders.wire` (configured by `wire`, the values the client was built with; None: the
+    client's public `meta`), unless that configuration is one it cannot follow
+    (`WireSettings.refusal`); `BOTOCORE` sends them through the client like every other
+    call. `credentials`: what the lean path signs with (botocore's credentials object, the
+    session's public `get_credentials()`; None: the default chain's). `retry_sleep`: the
+    lean path's pause between attempts (a test records them).
     """
 
     def __init__(
@@ -98,6 +102,9 @@ class Dynamo:
         backoff_cap: float = 1.0,
         query_page_size: int | None = None,
         call_path: str = LEAN,
+        wire: WireSettings | None = None,
+        credentials: Any | None = None,
+        retry_sleep: Sleep = asyncio.sleep,
     ) -> None:
         self.client = client
         self.tables = tables
@@ -127,9 +134,13 @@ class Dynamo:
         self._query_page_size = query_page_size
         if call_path not in CALL_PATHS:
             raise ValueError(f"call_path: one of {CALL_PATHS}, not {call_path!r}")
-        # A wrapper around a client (some tests slow one down) keeps the botocore path.
-        lean = call_path == LEAN and LeanClient.serves(client)
-        self._lean = LeanClient(client, self._unprocessed_backoff) if lean else None
+        # A wrapper around a client (some tests slow one down) keeps the botocore path, and
+        # so does a configuration the lean path cannot follow (WireSettings.refusal).
+        self._lean: LeanClient | None = None
+        if call_path == LEAN and LeanClient.serves(client):
+            wire = wire or WireSettings.of_client(client)
+            if wire.refusal() is None:
+                self._lean = LeanClient(client, wire, credentials=credentials, sleep=retry_sleep)
 
     def bound(self, scope: RequestScope) -> Dynamo:
         """This door for one request: the same client, in-flight cap and observers, its
@@ -166,7 +177,7 @@ class Dynamo:
         except ClientError as error:
             failure = classify(operation, error)
             raise failure from error
-        except (BotoCoreError, aiohttp.ClientError, TimeoutError, OSError) as error:
+        except (BotoCoreError, TimeoutError, OSError) as error:
             failure = DynamoDBUnavailable(cause=error)
             raise failure from error
         except (AttributeError, TypeError, ValueError) as error:

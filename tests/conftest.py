@@ -9,17 +9,19 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+import aioboto3
 import pytest
 from aiobotocore.config import AioConfig
 
 from gateway.cli.embedded import EmbeddedDynamoDB
-from gateway.resources import dynamodb_session, open_dynamo
+from gateway.resources import open_dynamo
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
 from schema.clock import FixedClock
 from support.faults import FaultProxy
 from support.redis_server import RedisServer
+from support.serial_moto import SerialMotoServer
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -50,7 +52,7 @@ def unique_table_names() -> TableNames:
 @asynccontextmanager
 async def open_test_client(endpoint_url: str) -> AsyncIterator[DynamoDBClient]:
     """A client as the gateway opens one (its session and parser), on a local server."""
-    session = dynamodb_session()
+    session = aioboto3.Session()
     config = AioConfig(
         max_pool_connections=64, retries={"mode": "standard", "total_max_attempts": 3}
     )
@@ -71,6 +73,35 @@ def moto_server() -> Iterator[EmbeddedDynamoDB]:
 @pytest.fixture(scope="session")
 def endpoint_url(moto_server: EmbeddedDynamoDB) -> str:
     return moto_server.endpoint_url
+
+
+@pytest.fixture(scope="session")
+def serial_moto() -> Iterator[SerialMotoServer]:
+    """moto's server one request at a time (support/serial_moto.py): the backend for
+    transactions under concurrency, which the threaded server does not apply atomically."""
+    server = SerialMotoServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@dataclasses.dataclass(frozen=True)
+class AtomicBackend:
+    """Fresh tables on the serial moto server, with a client, a `Dynamo` and settings."""
+
+    dynamodb: DynamoDBClient
+    tables: TableNames
+    dynamo: Dynamo
+    settings: Settings
+
+
+@pytest.fixture
+async def atomic(serial_moto: SerialMotoServer) -> AsyncIterator[AtomicBackend]:
+    async with open_test_client(serial_moto.endpoint_url) as client:
+        names = unique_table_names()
+        await create_tables(client, names)
+        settings = Settings(dynamodb_endpoint_url=serial_moto.endpoint_url, tables=names)
+        yield AtomicBackend(client, names, Dynamo(client, names, max_concurrency=64), settings)
 
 
 @pytest.fixture(scope="session")

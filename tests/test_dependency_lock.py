@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
@@ -83,3 +84,20 @@ def test_the_makefile_and_the_dockerfile_install_the_same_uv() -> None:
     # The image installs the exported lock with its hashes, nothing resolved in the build.
     assert "uv export --frozen" in dockerfile
     assert "--require-hashes --no-deps -r /tmp/requirements.txt" in dockerfile
+
+
+def _documented_ranges() -> dict[str, str]:
+    """docs/dependencies.md's ranges table: dependency -> declared range."""
+    text = (ROOT / "docs" / "dependencies.md").read_text()
+    section = text.split("## Ranges", 1)[1]
+    rows = re.findall(r"^\| ([\w.-]+) \| ([^|]+) \|", section, re.MULTILINE)
+    return {name: spec.strip() for name, spec in rows if name != "dependency"}
+
+
+def test_the_dependencies_page_lists_every_dependency_it_names_with_its_range() -> None:
+    ranges = _documented_ranges()
+    assert {"aiobotocore", "botocore", "strawberry-graphql", "uvicorn", "limits"} <= set(ranges)
+    for name, spec in ranges.items():
+        declared = _declared(canonicalize_name(name)).specifier
+        assert declared == SpecifierSet(spec), f"{name}: the page says {spec}, pyproject {declared}"
+        assert Version(_locked()[canonicalize_name(name)]) in declared, name

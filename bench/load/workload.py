@@ -23,7 +23,6 @@ from aiobotocore.config import AioConfig
 from bench.load.topology import SECRET
 from gateway.auth.tokens import mint_token
 from gateway.cli.examples import DASHBOARD_QUERY, FRONTEND_QUERY
-from gateway.resources import dynamodb_session
 from gateway.settings import Settings
 from loaders import entities
 from loaders.dynamodb import Dynamo
@@ -172,7 +171,7 @@ def verdict(job: Job, body: dict[str, Any], expected: dict[tuple[str, str], Any]
 async def local_client(endpoint: str) -> AsyncIterator[DynamoDBClient]:
     """A client of the run's own dynalite (any credentials do)."""
     config = AioConfig(max_pool_connections=16, retries={"mode": "standard"})
-    session: aioboto3.Session = dynamodb_session()
+    session: aioboto3.Session = aioboto3.Session()
     async with session.client(
         "dynamodb",
         endpoint_url=endpoint,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from datetime import timedelta
 
 from gateway.auth.dev_secret import DevSecretError, dev_secret_path, read_dev_secret
@@ -22,8 +23,9 @@ EXIT_CODES = (
 )
 
 
-def add_token_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    token = commands.add_parser(
+def add_token_command(add_parser: Callable[..., argparse.ArgumentParser]) -> None:
+    """Add the command with `add_parser` (the subcommands' `add_parser`)."""
+    token = add_parser(
         "token",
         help="print a bearer token signed with INSIGHT_AUTH_HS256_SECRET (for local use)",
         description="Print an HS256 bearer token signed with INSIGHT_AUTH_HS256_SECRET, "

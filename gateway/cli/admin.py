@@ -14,6 +14,7 @@ from typing import cast
 
 import aioboto3
 from aiobotocore.config import AioConfig
+from aiobotocore.credentials import AioCredentials
 from botocore.exceptions import BotoCoreError, ClientError
 
 from gateway.cli.demo import seed_demo
@@ -66,8 +67,10 @@ async def _dynamo(settings: Settings) -> AsyncIterator[Dynamo]:
     session = aioboto3.Session()
     # A local DynamoDB takes any credentials; only ask for none when some are configured.
     # aioboto3 hands back aiobotocore's coroutine here, whatever its type stubs say.
-    credentials = cast("Awaitable[object | None]", session.get_credentials())
-    local_key = None if await credentials is not None else "local"
+    found = await cast("Awaitable[object | None]", session.get_credentials())
+    local_key = None if found is not None else "local"
+    # The lean path signs with these too (it takes no client's private credentials).
+    credentials = found or AioCredentials("local", "local")
     async with session.client(
         "dynamodb",
         endpoint_url=settings.dynamodb_endpoint_url,
@@ -76,7 +79,7 @@ async def _dynamo(settings: Settings) -> AsyncIterator[Dynamo]:
         aws_access_key_id=local_key,
         aws_secret_access_key=local_key,
     ) as client:
-        yield Dynamo(client, settings.tables)
+        yield Dynamo(client, settings.tables, credentials=credentials)
 
 
 def _unreachable(settings: Settings, error: BaseException) -> AdminError:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from graphql import (
@@ -35,8 +36,9 @@ class DocumentsError(ValueError):
     """A file or an operation cannot go into the manifest; the message names it."""
 
 
-def add_documents_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    documents = commands.add_parser(
+def add_documents_command(add_parser: Callable[..., argparse.ArgumentParser]) -> None:
+    """Add the command with `add_parser` (the subcommands' `add_parser`)."""
+    documents = add_parser(
         "documents",
         help="print the trusted-documents manifest of the operations in .graphql files",
         description=__doc__,

@@ -94,8 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _endpoint_argument(seed)
     seed.set_defaults(run=run_seed_demo)
-    add_token_command(commands)
-    add_documents_command(commands)
+    add_token_command(commands.add_parser)
+    add_documents_command(commands.add_parser)
     add_usage_command(commands)
     return parser
 

@@ -1,10 +1,14 @@
-"""`LoopMemoryStorage`: `limits`' in-memory storage (`async+memory://`), its expiry sweep
-done on the event loop itself, at most once a second.
+"""`LoopMemoryStorage`: the in-memory budget windows (`async+memory://`), a storage of the
+gateway's own on the interface limits documents for custom storages (`Storage` and
+`MovingWindowSupport`: limits' "Custom storage backends"), counted as limits' own
+`MemoryStorage` counts a moving window, and its expiry swept on the event loop itself, at
+most once a second.
 
-limits 5.8 sweeps after any hit once its last sweep is done, and for every key hops to a
-thread (`asyncio.to_thread`) for one bisect: N principals cost N thread hops a sweep, and
-under load the sweeps run back to back. In the bench's frontend profile, with one key, the
-thread was a tenth of the worker's samples, and its hand-offs of the GIL sit in the tail.
+limits 5.8's memory storage sweeps after any hit once its last sweep is done, and for
+every key hops to a thread (`asyncio.to_thread`) for one bisect: N principals cost N thread
+hops a sweep, and under load the sweeps run back to back. In the bench's frontend profile,
+with one key, the thread was a tenth of the worker's samples, and its hand-offs of the GIL
+sit in the tail. Its sweep is a private method; this storage is limits' public contract.
 
 The sweep only frees memory: a window's count is read from its entries' times
 (`get_moving_window`), never from the sweep's work. So here it is synchronous, with no
@@ -15,25 +19,42 @@ from __future__ import annotations
 
 import bisect
 import time
+from collections import Counter
+from dataclasses import dataclass
 
-from limits.aio.storage import MemoryStorage
+from limits.aio.storage import MovingWindowSupport, Storage
 
 __all__ = ["LoopMemoryStorage"]
 
 
-class LoopMemoryStorage(MemoryStorage):
-    """limits' async memory storage, swept on the loop."""
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One acquired unit of a window: when, and until when it counts."""
+
+    atime: float
+    expiry: float
+
+
+class LoopMemoryStorage(Storage, MovingWindowSupport):
+    """Moving windows (and limits' plain counters) in this process's memory, swept on the
+    loop. No lock is needed: nothing here awaits, so each call is whole on the loop."""
 
     #: The shortest time between two sweeps.
     SWEEP_SECONDS = 1.0
 
     def __init__(self) -> None:
         super().__init__()
+        #: Each key's entries, newest first.
+        self.events: dict[str, list[Entry]] = {}
+        self.counters: Counter[str] = Counter()
+        self.expirations: dict[str, float] = {}
         self._swept = 0.0
 
-    # limits calls `self.__schedule_expiry()` before each hit and count: its private name,
-    # mangled, is what a subclass overrides (tests/gateway/protection hold it to that).
-    async def _MemoryStorage__schedule_expiry(self) -> None:
+    @property
+    def base_exceptions(self) -> type[Exception] | tuple[type[Exception], ...]:
+        return ValueError
+
+    def _maybe_sweep(self) -> None:
         now = time.monotonic()
         if now - self._swept < self.SWEEP_SECONDS:
             return
@@ -41,7 +62,7 @@ class LoopMemoryStorage(MemoryStorage):
         self.sweep(time.time())
 
     def sweep(self, now: float) -> None:
-        """Drop the entries and counters expired at `now` (limits' own sweep, inline)."""
+        """Drop the entries and counters expired at `now`."""
         for key, entries in list(self.events.items()):
             # Newest first: the entries still alive are a prefix.
             alive = bisect.bisect_left(entries, -now, key=lambda entry: -entry.expiry)
@@ -49,9 +70,62 @@ class LoopMemoryStorage(MemoryStorage):
                 del entries[alive:]
             else:
                 del self.events[key]
-                self.locks.pop(key, None)
         for key, expiry in list(self.expirations.items()):
             if expiry <= now:
-                self.storage.pop(key, None)
+                self.counters.pop(key, None)
                 del self.expirations[key]
-                self.locks.pop(key, None)
+
+    # --- the moving window (MovingWindowSupport) -----------------------------------------
+
+    async def acquire_entry(self, key: str, limit: int, expiry: int, amount: int = 1) -> bool:
+        if amount > limit:
+            return False
+        self._maybe_sweep()
+        entries = self.events.setdefault(key, [])
+        now = time.time()
+        # The window is full when the entry `amount` places from its end is still in it.
+        if len(entries) > limit - amount and entries[limit - amount].atime >= now - expiry:
+            return False
+        entries[:0] = [Entry(now, now + expiry)] * amount
+        return True
+
+    async def get_moving_window(self, key: str, limit: int, expiry: int) -> tuple[float, int]:
+        now = time.time()
+        if entries := self.events.get(key):
+            inside = bisect.bisect_left(entries, -(now - expiry), key=lambda entry: -entry.atime)
+            return entries[inside - 1].atime, inside
+        return now, 0
+
+    # --- limits' plain counters (Storage) ------------------------------------------------
+
+    async def incr(self, key: str, expiry: float, amount: int = 1) -> int:
+        await self.get(key)
+        self._maybe_sweep()
+        self.counters[key] += amount
+        if self.counters[key] == amount:
+            self.expirations[key] = time.time() + expiry
+        return self.counters[key]
+
+    async def get(self, key: str) -> int:
+        if self.expirations.get(key, 0) <= time.time():
+            self.counters.pop(key, None)
+            self.expirations.pop(key, None)
+        return self.counters.get(key, 0)
+
+    async def get_expiry(self, key: str) -> float:
+        return self.expirations.get(key, time.time())
+
+    async def check(self) -> bool:
+        return True
+
+    async def reset(self) -> int | None:
+        count = max(len(self.counters), len(self.events))
+        self.counters.clear()
+        self.expirations.clear()
+        self.events.clear()
+        return count
+
+    async def clear(self, key: str) -> None:
+        self.counters.pop(key, None)
+        self.expirations.pop(key, None)
+        self.events.pop(key, None)

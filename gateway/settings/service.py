@@ -92,15 +92,16 @@ class ServiceSettings:
         minimum=0.01,
         maximum=60,
     )
-    # loaders/wire/: GetItem, BatchGetItem and Query without botocore's pipeline, on the
-    # same client's credentials, endpoint, pool size, timeouts, TLS and attempts
-    # (docs/performance.md).
+    # loaders/wire/: GetItem, BatchGetItem and Query without botocore's pipeline, configured
+    # with the values that build the client (gateway/resources.py, docs/performance.md).
     dynamodb_call_path: str = setting(
         "INSIGHT_DYNAMODB_CALL_PATH",
         "lean",
         "how the read calls (GetItem, BatchGetItem, Query) are sent: `lean` (signed and "
         "sent on connections of their own, sized, timed and verified as the client's, a "
-        "fraction of botocore's CPU) or `botocore` (through aioboto3, as every other call is)",
+        "fraction of botocore's CPU; a proxy or an endpoint URL with a path keeps botocore, "
+        "said in one log line at start) or `botocore` (through aioboto3, as every other "
+        "call is)",
         parse=call_path_choice,
     )
     # The access plan reads a user's partition whole or field by field, whichever costs less

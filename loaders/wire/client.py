@@ -8,45 +8,65 @@ total attempts). What is left out is what costs the CPU: the operation model wal
 serialises and parses, a dozen event hooks a call, a signer that re-derives its key each
 call, botocore's response object, and aiohttp: the requests go on connections of the lean
 path's own (loaders/wire/pool.py), parsed by httptools (docs/performance.md). The body is
-orjson; attribute values are handed over as they came (`loaders.wire_parser`, blobs
+orjson; attribute values are handed over as they came (`loaders.wire.blobs`, blobs
 decoded as botocore does).
 
-Errors keep their codes: an error answer is raised as botocore's own `ClientError` (the
-code from `__type`, the status, the request id), a network failure as botocore's exception
-for it (as aiobotocore raises them), so `Dynamo.call` classifies them as it always has.
-Retries follow botocore's standard mode (the same retryable codes, statuses and network
-errors, the same retry quota); the pause is `loaders.backoff.Backoff`'s.
+Errors keep their codes: an error answer is raised as the modelled exception class
+botocore's error factory makes for it (a `ClientError`: the code from `__type`, the
+status, the request id), a network failure as botocore's exception for it (as aiobotocore
+raises them), so `Dynamo.call` classifies them as it always has. Retries follow botocore's
+standard mode (the same retryable codes, statuses and network errors, a body failing its
+`x-amz-crc32`, the same retry quota, the pause of botocore's `ExponentialBackoff`: up to
+1 s, then 2, 4... capped at 20). Credentials are fetched before each attempt, outside the
+retries: a credential source's outage is one DYNAMODB_UNAVAILABLE, no quota spent.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
-from collections.abc import Callable, Mapping
+import os
+import random
+import zlib
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import quote
 
 import orjson
 from aiobotocore.client import AioBaseClient
-from botocore.exceptions import ClientError, ConnectionError, HTTPClientError
+from aiobotocore.session import AioSession
+from botocore.exceptions import (
+    BotoCoreError,
+    ChecksumError,
+    ClientError,
+    ConnectionError,
+    HTTPClientError,
+    NoCredentialsError,
+)
+from botocore.retries.standard import ExponentialBackoff
 
-from loaders.backoff import Backoff
+if TYPE_CHECKING:
+    from botocore.retries.standard import RetryContext
+
+from loaders.wire.blobs import decode_blobs, may_hold_blobs
 from loaders.wire.connection import Answer
-from loaders.wire.endpoint import pool_for, reachable_directly
+from loaders.wire.endpoint import WireSettings, close_with
 from loaders.wire.pool import ConnectionPool
 from loaders.wire.retries import RetryQuota, is_retryable
 from loaders.wire.signer import Signer, SigningCredentials, host_of
 from loaders.wire.spans import NO_SPAN, CallSpan, call_span, recording
-from loaders.wire_parser import attribute_value, may_hold_blobs
 
-__all__ = ["OPERATIONS", "LeanClient"]
+__all__ = ["OPERATIONS", "LeanClient", "UnreadableAnswer"]
 
 TARGET_PREFIX = "DynamoDB_20120810."
 REQUEST_ID = b"x-amzn-requestid"
+CRC32 = b"x-amz-crc32"
+#: The characters botocore leaves unquoted in a Lambda trace id.
+TRACE_ID_SAFE = "-=;:+&[]{}\"',"
 #: The operations the lean path sends (client method name -> DynamoDB's name).
 OPERATIONS = {"get_item": "GetItem", "batch_get_item": "BatchGetItem", "query": "Query"}
-#: botocore's standard mode when the config names no attempts.
-DEFAULT_MAX_ATTEMPTS = 3
 
 Clock = Callable[[], datetime]
 
@@ -77,55 +97,80 @@ def check_attribute_values(params: Mapping[str, Any]) -> None:
                 raise AttributeError(f"an attribute value must be a map, not {value!r}")
 
 
-def max_attempts_of(config: Any) -> int:
-    """Total attempts from a botocore Config's `retries`, as botocore reads it."""
-    retries: Mapping[str, Any] = getattr(config, "retries", None) or {}
-    if "total_max_attempts" in retries:
-        return int(retries["total_max_attempts"])
-    if "max_attempts" in retries:
-        return int(retries["max_attempts"]) + 1
-    return DEFAULT_MAX_ATTEMPTS
+@dataclass(frozen=True, slots=True)
+class _Attempt:
+    """What botocore's `ExponentialBackoff.delay_amount` reads of a retry context."""
+
+    attempt_number: int
 
 
-def _items_with_blobs(items: list[Any], blob: Callable[[str], bytes]) -> list[Any]:
-    return [{name: attribute_value(value, blob) for name, value in item.items()} for item in items]
+def crc32_mismatch(answer: Answer) -> ChecksumError | None:
+    """botocore's DynamoDB check: a body whose CRC32 differs from its `x-amz-crc32`."""
+    expected = answer.header(CRC32)
+    if not expected:
+        return None
+    actual = zlib.crc32(answer.body) & 0xFFFFFFFF
+    if expected.isdigit() and actual == int(expected):
+        return None
+    return ChecksumError(
+        checksum_type="crc32", expected_checksum=expected, actual_checksum=str(actual)
+    )
 
 
-def decode_blobs(parsed: dict[str, Any]) -> None:
-    """Blobs (`B`, `BS`) in a read's items and keys decoded to bytes, as botocore does."""
+def recursion_header() -> str:
+    """botocore's `add_recursion_detection_header`: in a Lambda function, the function's
+    trace id as `X-Amzn-Trace-Id`."""
+    trace_id = os.environ.get("_X_AMZN_TRACE_ID")
+    if not trace_id or "AWS_LAMBDA_FUNCTION_NAME" not in os.environ:
+        return ""
+    return f"X-Amzn-Trace-Id: {quote(trace_id, safe=TRACE_ID_SAFE)}\r\n"
 
-    def blob(text: str) -> bytes:
-        return base64.b64decode(text)
 
-    for field in ("Item", "LastEvaluatedKey"):
-        if isinstance(parsed.get(field), dict):
-            [parsed[field]] = _items_with_blobs([parsed[field]], blob)
-    if isinstance(parsed.get("Items"), list):
-        parsed["Items"] = _items_with_blobs(parsed["Items"], blob)
-    for table, items in (parsed.get("Responses") or {}).items():
-        parsed["Responses"][table] = _items_with_blobs(items, blob)
-    for request in (parsed.get("UnprocessedKeys") or {}).values():
-        request["Keys"] = _items_with_blobs(request["Keys"], blob)
+class UnreadableAnswer(BotoCoreError):
+    """A 200 answer whose body is not JSON (a proxy's page, a cut body): not DynamoDB's."""
+
+    fmt = "DynamoDB answered {operation} with a body that is not JSON: {error}"
+
+
+#: The pause between two attempts; `asyncio.sleep`, or a test's recorder.
+Sleep = Callable[[float], Awaitable[None]]
 
 
 class LeanClient:
-    """Sends the read operations of `OPERATIONS` for one aiobotocore DynamoDB client."""
+    """Sends the read operations of `OPERATIONS` beside one aiobotocore DynamoDB client (its
+    events are emitted, its modelled exceptions raised, its closing closes the pools).
 
-    def __init__(self, client: Any, backoff: Backoff, *, clock: Clock | None = None):
+    `wire`: the configuration, the values the client was built with (None: read from the
+    client's public `meta`). `credentials`: botocore's credentials object (the session's
+    public `get_credentials()`), refreshed by botocore; None: the default chain's. `sleep`
+    and `random` make the retries' pauses (botocore's `ExponentialBackoff`) testable."""
+
+    def __init__(
+        self,
+        client: Any,
+        wire: WireSettings | None = None,
+        *,
+        credentials: Any | None = None,
+        clock: Clock | None = None,
+        sleep: Sleep = asyncio.sleep,
+        random: Callable[[], float] = random.random,
+    ):
         self._client = client
-        self._backoff = backoff
+        self.wire = wire = wire or WireSettings.of_client(client)
+        self._credential_source = credentials
         self._clock: Clock = clock or (lambda: datetime.now(UTC))
-        self.endpoint_url: str = client.meta.endpoint_url
-        self.max_attempts = max_attempts_of(client.meta.config)
-        # botocore sets every option on its Config, but its stubs do not declare them.
-        agent: str | None = getattr(client.meta.config, "user_agent", None)
-        self.user_agent = agent or "insight-gateway"
-        self.signer = Signer(client.meta.region_name, host_of(self.endpoint_url))
-        self._quota = RetryQuota()
+        self._sleep = sleep
+        self._backoff = ExponentialBackoff(random=random)
+        self.endpoint_url = wire.endpoint_url
+        self.max_attempts = wire.max_attempts
+        self.user_agent = wire.user_agent
+        self.signer = Signer(wire.region, host_of(self.endpoint_url))
+        # By endpoint URL (one, unless account-ID endpoints make it the credentials').
+        self._signers = {self.endpoint_url: self.signer}
+        self._pools: dict[str, ConnectionPool] = {}
+        #: The retry quota (botocore's bucket of 500), this client's own.
+        self.quota = RetryQuota()
         self._events: Any = client.meta.events
-        # The client's pool, kept (a weak-keyed lookup an attempt otherwise); fetched again
-        # once closed.
-        self._pool: ConnectionPool | None = None
         # Each request's fixed head: the request line and the headers no call changes.
         self._head = f"POST / HTTP/1.1\r\nUser-Agent: {self.user_agent}\r\n" + (
             "Accept-Encoding: identity\r\n"  # as aiobotocore sends it (botocore issue 1255)
@@ -135,16 +180,33 @@ class LeanClient:
 
     @staticmethod
     def serves(client: object) -> bool:
-        """Whether `client` is an aiobotocore client itself, reaching its endpoint without a
-        proxy (a wrapper around one, as some tests use, keeps the botocore path and whatever
-        the wrapper does; so does a proxied endpoint)."""
-        return isinstance(client, AioBaseClient) and reachable_directly(client)
+        """Whether `client` is an aiobotocore client itself (a wrapper around one, as some
+        tests use, keeps the botocore path and whatever the wrapper does)."""
+        return isinstance(client, AioBaseClient)
 
     async def credentials(self) -> SigningCredentials:
-        """The client's credentials, frozen (botocore refreshes them when they expire)."""
-        source: Any = self._client._request_signer._credentials
+        """The credentials, frozen (botocore refreshes them when they expire): the ones
+        given, else the default chain's (botocore's public `get_credentials()`). None found
+        is botocore's `NoCredentialsError`; a source that fails raises its own error:
+        either way before any attempt, so nothing is retried and no retry quota is spent."""
+        source: Any = self._credential_source
+        if source is None:
+            source = self._credential_source = await AioSession().get_credentials()
+        if source is None:
+            raise NoCredentialsError()
         frozen = await source.get_frozen_credentials()
-        return SigningCredentials(frozen.access_key, frozen.secret_key, frozen.token)
+        if frozen is None or not frozen.access_key:
+            raise NoCredentialsError()
+        account: str | None = getattr(frozen, "account_id", None)
+        return SigningCredentials(frozen.access_key, frozen.secret_key, frozen.token, account)
+
+    def pool(self, url: str) -> ConnectionPool:
+        """The connections to `url`, made on its first call and closed with the client."""
+        pool = self._pools.get(url)
+        if pool is None or pool.closed:
+            pool = self._pools[url] = self.wire.pool(url)
+            close_with(self._client, pool)
+        return pool
 
     async def send(self, operation: str, params: Mapping[str, Any], attempts: list[int]) -> Any:
         """One operation, retried as botocore's standard mode retries it; `attempts[0]` is
@@ -161,7 +223,8 @@ class LeanClient:
         )
         if not recording():
             return await self._send(name, encode(params), attempts, NO_SPAN)
-        with call_span(name, self.signer.region) as span:
+        tables = [params["TableName"]] if "TableName" in params else list(params["RequestItems"])
+        with call_span(name, self.signer.region, tables) as span:
             return await self._send(name, encode(params), attempts, span)
 
     async def _send(self, name: str, body: bytes, attempts: list[int], span: CallSpan) -> Any:
@@ -170,9 +233,10 @@ class LeanClient:
         taken = 0
         while True:
             attempt += 1
+            credentials = await self.credentials()
             attempts[0] += 1
             try:
-                answer = await self._attempt(target, body)
+                answer = await self._attempt(target, body, credentials, span)
             except (ConnectionError, HTTPClientError) as error:
                 failure: Exception = error
                 code: str | None = None
@@ -182,34 +246,69 @@ class LeanClient:
                 if span is not NO_SPAN:
                     span.answered(status, answer.header(REQUEST_ID), attempt - 1)
                 if status == 200:
-                    self._quota.release(taken)
-                    return self._parsed(answer, attempt)
-                error_answer = self._client_error(name, answer, attempt)
-                failure, code = error_answer, error_answer.response["Error"]["Code"]
-            if attempt >= self.max_attempts or not is_retryable(code, status, failure):
+                    mismatch = crc32_mismatch(answer)
+                    if mismatch is None:
+                        self.quota.release(taken)
+                        return self._parsed(name, answer, attempt)
+                    # botocore retries a body whose CRC32 is not the header's (its
+                    # RetryDDBChecksumError); past the attempts it is refused, never served.
+                    failure, code = mismatch, None
+                else:
+                    error_answer = self._client_error(name, answer, attempt)
+                    failure, code = error_answer, error_answer.response["Error"]["Code"]
+            retryable = isinstance(failure, ChecksumError) or is_retryable(code, status, failure)
+            if attempt >= self.max_attempts or not retryable:
                 raise failure
-            taken = self._quota.acquire(failure)
+            taken = self.quota.acquire(failure)
             if not taken:
                 raise failure
-            await asyncio.sleep(self._backoff.pause(attempt - 1))
+            # botocore's standard mode: random() * min(2 ** (attempt - 1), 20) seconds.
+            await self._sleep(self._backoff.delay_amount(cast("RetryContext", _Attempt(attempt))))
 
-    def request(self, target: str, body: bytes, credentials: SigningCredentials) -> bytes:
-        """One whole HTTP/1.1 request, signed now: what an attempt writes."""
-        headers = self.signer.headers(target, body, credentials, self._clock())
+    def request(
+        self,
+        target: str,
+        body: bytes,
+        credentials: SigningCredentials,
+        trace_headers: str = "",
+        url: str | None = None,
+    ) -> bytes:
+        """One whole HTTP/1.1 request to `url` (the endpoint's by default), signed now: what
+        an attempt writes (with the span's propagation headers, unsigned, as botocore's
+        instrumentation adds them)."""
+        signer = self.signer if url is None else self._signer(url)
+        headers = signer.headers(target, body, credentials, self._clock())
         fields = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+        if "X-Amzn-Trace-Id" not in trace_headers:  # the propagator's wins, as in botocore
+            fields += recursion_header()
+        fields += trace_headers
         return f"{self._head}{fields}Content-Length: {len(body)}\r\n\r\n".encode() + body
 
-    async def _attempt(self, target: str, body: bytes) -> Answer:
-        request = self.request(target, body, await self.credentials())
-        pool = self._pool
+    async def _attempt(
+        self, target: str, body: bytes, credentials: SigningCredentials, span: CallSpan
+    ) -> Answer:
+        url = self.wire.url_for(credentials.account_id)
+        request = self.request(target, body, credentials, span.trace_headers(), url)
+        pool = self._pools.get(url)
         if pool is None or pool.closed:
-            pool = self._pool = pool_for(self._client)
+            pool = self.pool(url)
         return await pool.exchange(request)
 
+    def _signer(self, url: str) -> Signer:
+        signer = self._signers.get(url)
+        if signer is None:
+            signer = self._signers[url] = Signer(self.wire.region, host_of(url))
+        return signer
+
     @staticmethod
-    def _parsed(answer: Answer, attempt: int) -> Any:
+    def _parsed(name: str, answer: Answer, attempt: int) -> Any:
         raw = answer.body
-        parsed: dict[str, Any] = orjson.loads(raw) if raw else {}
+        try:
+            parsed: dict[str, Any] = orjson.loads(raw) if raw else {}
+        except orjson.JSONDecodeError as error:
+            raise UnreadableAnswer(operation=name, error=error) from error
+        if not isinstance(parsed, dict):
+            raise UnreadableAnswer(operation=name, error=f"a JSON {type(parsed).__name__}")
         if may_hold_blobs(raw):
             decode_blobs(parsed)
         parsed["ResponseMetadata"] = {
@@ -219,9 +318,10 @@ class LeanClient:
         }
         return parsed
 
-    @staticmethod
-    def _client_error(name: str, answer: Answer, attempt: int) -> ClientError:
-        """An error answer as botocore's JSON parser gives it, raised as its ClientError."""
+    def _client_error(self, name: str, answer: Answer, attempt: int) -> ClientError:
+        """An error answer as botocore's JSON parser gives it, raised as the modelled
+        exception class botocore's error factory makes for its code
+        (`client.exceptions.ProvisionedThroughputExceededException`...), else ClientError."""
         try:
             body: dict[str, Any] = orjson.loads(answer.body) if answer.body else {}
         except orjson.JSONDecodeError:
@@ -239,4 +339,5 @@ class LeanClient:
             "HTTPHeaders": answer.headers,
             "RetryAttempts": attempt - 1,
         }
-        return ClientError(response, name)  # type: ignore[arg-type]
+        modelled: type[ClientError] = self._client.exceptions.from_code(code)
+        return modelled(response, name)  # type: ignore[arg-type]

@@ -4,7 +4,9 @@ parsed by httptools (uvicorn's parser, llhttp), one exchange at a time.
 Failures are botocore's own exceptions, as aiobotocore raises them for aiohttp's: a
 connection closed (or an answer that is not HTTP) before the answer is whole is
 `ConnectionClosedError`, no byte for `read_timeout` seconds is `ReadTimeoutError`. Either
-way the connection is closed and never reused."""
+way the connection is closed and never reused. An interim answer (1xx) is passed over for
+the final one, and an answer with neither a length nor chunks ends where the connection
+does, as aiohttp reads them."""
 
 from __future__ import annotations
 
@@ -59,6 +61,8 @@ class Connection(asyncio.Protocol):
         self._body: list[bytes] = []
         self._status = 0
         self._keep_alive = True
+        # Whether the answer being read ends only when the server closes (HTTP/1.0 style).
+        self._close_delimited = False
         #: When a byte last came (or the request went): the read timeout counts from it.
         self._last_read = 0.0
         self._timer: asyncio.TimerHandle | None = None
@@ -73,6 +77,11 @@ class Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
+        if self._close_delimited and exc is None:
+            # An answer with neither a length nor chunks ends where the connection does.
+            self._close_delimited = False
+            self.on_message_complete()
+            return
         self._fail(ConnectionClosedError(error=exc, request=None, endpoint_url=self._url))
 
     def data_received(self, data: bytes) -> None:
@@ -92,11 +101,24 @@ class Connection(asyncio.Protocol):
     def on_headers_complete(self) -> None:
         self._status = self._parser.get_status_code()
         self._keep_alive = self._parser.should_keep_alive()
+        names = {name.lower() for name, _ in self._headers}
+        self._close_delimited = (
+            not self._keep_alive
+            and self._status >= 200
+            and self._status not in (204, 304)
+            and b"content-length" not in names
+            and b"transfer-encoding" not in names
+        )
 
     def on_body(self, body: bytes) -> None:
         self._body.append(body)
 
     def on_message_complete(self) -> None:
+        self._close_delimited = False
+        if 100 <= self._status < 200:
+            # An interim answer (100 Continue, 103 Early Hints): the final one follows.
+            self._headers, self._body = [], []
+            return
         answer = Answer(self._status, self._headers, b"".join(self._body), self._keep_alive)
         self._headers, self._body = [], []
         future, self._answer = self._answer, None

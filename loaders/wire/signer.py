@@ -34,6 +34,8 @@ class SigningCredentials:
     access_key: str
     secret_key: str
     token: str | None = None
+    #: The account the credentials belong to, when the source says (IRSA, Pod Identity).
+    account_id: str | None = None
 
 
 def host_of(url: str) -> str:

@@ -11,9 +11,10 @@ from contextlib import contextmanager
 from typing import Any
 
 try:
-    from opentelemetry import trace
+    from opentelemetry import propagate, trace
 except ImportError:  # the otel extra is not installed
     trace = None  # type: ignore[assignment]
+    propagate = None  # type: ignore[assignment]
 
 __all__ = ["NO_SPAN", "CallSpan", "call_span", "recording"]
 
@@ -25,6 +26,16 @@ class CallSpan:
 
     def __init__(self, span: Any) -> None:
         self._span = span
+
+    def trace_headers(self) -> str:
+        """The headers botocore's instrumentation injects into a request while its span is
+        current (the installed propagator's: `X-Amzn-Trace-Id` with the X-Ray one,
+        `traceparent` with W3C's), as HTTP header lines; "" for no span."""
+        if self._span is None:
+            return ""
+        carrier: dict[str, str] = {}
+        propagate.inject(carrier)
+        return "".join(f"{name}: {value}\r\n" for name, value in carrier.items())
 
     def answered(self, status: int, request_id: str, retries: int) -> None:
         if self._span is not None:
@@ -45,7 +56,7 @@ def recording() -> bool:
 
 
 @contextmanager
-def call_span(operation: str, region: str) -> Iterator[CallSpan]:
+def call_span(operation: str, region: str, tables: list[str]) -> Iterator[CallSpan]:
     if not recording():
         yield NO_SPAN
         return
@@ -56,6 +67,8 @@ def call_span(operation: str, region: str) -> Iterator[CallSpan]:
         "rpc.method": operation,
         "aws.region": region,
         "db.system": "dynamodb",
+        # The instrumentation's DynamoDB extension names the tables a call reads.
+        "aws.dynamodb.table_names": tables,
     }
     with tracer.start_as_current_span(
         f"DynamoDB.{operation}", kind=trace.SpanKind.CLIENT, attributes=attributes

@@ -21,7 +21,6 @@ from gateway.configuration.fields import SettingsError
 from gateway.configuration.parsers import call_path_choice
 from gateway.settings import Settings
 from loaders import entities as e
-from loaders.backoff import Backoff
 from loaders.dynamodb import BOTOCORE, LEAN, Dynamo, DynamoDBFailure
 from loaders.errors import DynamoDBUnavailable
 from loaders.tables import TableNames
@@ -29,6 +28,7 @@ from loaders.wire.client import LeanClient
 from loaders.wire.signer import Signer, SigningCredentials
 from support.seed import seed_users
 from tests.conftest import open_test_client
+from tests.loaders.test_wire_connections import no_pause
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -138,7 +138,7 @@ async def test_the_lean_request_is_botocores_target_and_body_signed_as_botocore_
         botocore = Dynamo(client, tables, call_path=BOTOCORE)
         lean = Dynamo(client, tables, call_path=LEAN)
         assert lean._lean is not None
-        lean._lean = LeanClient(client, Backoff(0.01, 0.1), clock=lambda: FIXED)
+        lean._lean = LeanClient(client, clock=lambda: FIXED)
         for operation, params in read_calls(tables):
             await botocore.call(operation, **params)
             await lean.call(operation, **params)
@@ -198,7 +198,7 @@ async def test_throttling_is_retried_with_botocores_attempts_and_codes_are_kept(
     )
     refused = (400, {"__type": "com.amazon.coral.validate#ValidationException", "message": "no"})
     async with open_test_client(stub.url) as client:
-        dynamo = Dynamo(client, tables, backoff_base=0.001, backoff_cap=0.002)
+        dynamo = Dynamo(client, tables, retry_sleep=no_pause)
         attempts: list[int] = []
         dynamo.observers.append(lambda call: attempts.append(call.attempts))
         get = read_calls(tables)[0][1]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import aioboto3
 import pytest
 import uvloop
 from aiobotocore.config import AioConfig
@@ -30,12 +31,10 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from gateway.resources import dynamodb_session
 from loaders.dynamodb import Dynamo
 from loaders.errors import DynamoDBUnavailable
 from loaders.tables import TableNames
-from loaders.wire.client import LeanClient
-from loaders.wire.endpoint import pool_for
+from loaders.wire.endpoint import WireSettings
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -157,7 +156,7 @@ async def client_of(
         connect_timeout=1,
         **config,
     )
-    async with dynamodb_session().client(
+    async with aioboto3.Session().client(
         "dynamodb",
         endpoint_url=url,
         region_name="us-east-1",
@@ -169,8 +168,14 @@ async def client_of(
         yield client
 
 
-def dynamo_of(client: DynamoDBClient) -> Dynamo:
-    return Dynamo(client, TableNames(), backoff_base=0.001, backoff_cap=0.002)
+async def no_pause(seconds: float) -> None:
+    """The lean path's pause between attempts, skipped (tests/loaders/test_lean_faults.py
+    holds the pauses to botocore's)."""
+
+
+def dynamo_of(client: DynamoDBClient, verify: bool | str | None = None) -> Dynamo:
+    wire = WireSettings.of_client(client, verify=verify)
+    return Dynamo(client, TableNames(), wire=wire, retry_sleep=no_pause)
 
 
 async def test_one_kept_alive_connection_serves_call_after_call() -> None:
@@ -277,8 +282,10 @@ async def test_the_pool_closes_with_its_client() -> None:
     script = Script()
     async with scripted(script) as url:
         async with client_of(url) as client:
-            await dynamo_of(client).call("get_item", **GET)
-            pool = pool_for(client)
+            dynamo = dynamo_of(client)
+            await dynamo.call("get_item", **GET)
+            assert dynamo._lean is not None
+            pool = dynamo._lean.pool(url)
             assert not pool.closed
         assert pool.closed
         # The server sees the connection end.
@@ -289,13 +296,37 @@ async def test_the_pool_closes_with_its_client() -> None:
         assert script._open == 0
 
 
-async def test_a_proxied_endpoint_keeps_botocores_path() -> None:
-    proxies = {"http": "http://127.0.0.1:9", "https": "http://127.0.0.1:9"}
-    async with client_of("http://127.0.0.1:8000", proxies=proxies) as client:
-        assert not LeanClient.serves(client)
+@pytest.mark.parametrize(
+    ("url", "config", "refusal"),
+    [
+        ("http://127.0.0.1:8000", {"proxies": {"http": "http://127.0.0.1:9"}}, "a proxy"),
+        ("http://127.0.0.1:8000/dynamodb", {}, "has a path"),
+        ("http://127.0.0.1:8000", {"retries": {"mode": "adaptive"}}, "retry mode 'adaptive'"),
+        ("http://127.0.0.1:8000", {"retries": {"mode": "legacy"}}, "retry mode 'legacy'"),
+    ],
+)
+async def test_what_the_lean_path_cannot_follow_keeps_botocores_path(
+    url: str, config: dict[str, Any], refusal: str
+) -> None:
+    settings = AioConfig(connect_timeout=1, **({"retries": {"mode": "standard"}} | config))
+    async with aioboto3.Session().client(
+        "dynamodb", endpoint_url=url, region_name="us-east-1", config=settings
+    ) as client:
+        wire = WireSettings.of_client(client)
+        assert refusal in (wire.refusal() or "")
         assert dynamo_of(client)._lean is None
     async with client_of("http://127.0.0.1:8000") as client:
-        assert LeanClient.serves(client)
+        assert WireSettings.of_client(client).refusal() is None
+        assert dynamo_of(client)._lean is not None
+
+
+async def test_a_proxy_from_the_environment_keeps_botocores_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    monkeypatch.setenv("NO_PROXY", "")
+    async with client_of("http://dynamodb.example:8000") as client:
+        assert "a proxy" in (WireSettings.of_client(client).refusal() or "")
 
 
 def self_signed(directory: Path) -> tuple[Path, Path]:
@@ -341,7 +372,7 @@ async def test_tls_is_verified_as_the_client_says(
     async with scripted(script, server_tls) as url:
         chosen = str(cert_path) if verify == "bundle" else verify
         async with client_of(url, verify=chosen) as client:
-            dynamo = dynamo_of(client)
+            dynamo = dynamo_of(client, verify=chosen)
             if trusted:
                 got = await dynamo.call("get_item", **GET)
                 assert got["Item"]["SK"] == {"S": "PAYDAY"}

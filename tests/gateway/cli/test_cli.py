@@ -13,8 +13,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from gateway.cli.admin import _dynamo as local_dynamo
 from gateway.cli.demo import DEMO_USERS
 from gateway.cli.main import main, schema_sdl
+from gateway.settings import Settings
+from loaders.dynamodb import DynamoDBFailure
 from loaders.tables import Table, TableNames
 from support.processes import free_port
 
@@ -191,3 +194,23 @@ async def test_seed_demo_before_create_tables_exits_1_saying_what_to_do(
     assert await asyncio.to_thread(main, ["seed-demo", "--endpoint", endpoint_url]) == 1
 
     assert "Run `insight-gateway create-tables` first" in capsys.readouterr().err
+
+
+async def test_local_tooling_without_credentials_reads_through_the_lean_path(
+    endpoint_url: str,
+    table_names: TableNames,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    # No credentials anywhere: the local tools sign with "local", both paths alike.
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    settings = Settings(dynamodb_endpoint_url=endpoint_url, tables=table_names)
+    async with local_dynamo(settings) as dynamo:
+        assert dynamo._lean is not None
+        # Sent, signed, and refused by moto for the table it lacks: no NoCredentialsError.
+        with pytest.raises(DynamoDBFailure, match="ResourceNotFoundException"):
+            await dynamo.call("get_item", TableName="absent", Key={"PK": {"S": "x"}})

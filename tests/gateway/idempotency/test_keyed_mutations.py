@@ -16,7 +16,7 @@ from loaders.dynamodb import Dynamo
 from loaders.tables import Table, TableNames
 from schema.clock import FixedClock
 from support.metrics_text import value
-from tests.conftest import CallCounter
+from tests.conftest import AtomicBackend, CallCounter
 from tests.gateway.idempotency.keyed_client import effects, gateway, records, send, writer_token
 from tests.schema.test_mutations import (
     capture_input,
@@ -133,13 +133,15 @@ async def test_one_key_of_two_principals_is_two_keys(
 
 
 async def test_ten_concurrent_copies_with_one_key_write_one_effect(
-    settings: Settings,
-    dynamo: Dynamo,
-    dynamodb: DynamoDBClient,
-    tables: TableNames,
-    clock: FixedClock,
+    atomic: AtomicBackend, clock: FixedClock
 ) -> None:
-    async with gateway(settings, dynamo, clock) as client:
+    # On moto served one request at a time (tests/conftest.py `atomic`): the copies race
+    # to one TransactWriteItems each, conditioned on the key's record being absent, and on
+    # moto's threaded server a transaction holds no lock (it checks and writes item by item
+    # and restores copied tables on a failure), so two copies could both pass, or one's
+    # restore undo another's write; DynamoDB never lets either happen. Served one request
+    # at a time, each transaction is atomic (support/serial_moto.py).
+    async with gateway(atomic.settings, atomic.dynamo, clock) as client:
         answers = await asyncio.gather(
             *(send(client, clock, "recordPaydayPrediction", payday_input()) for _ in range(10))
         )
@@ -148,8 +150,8 @@ async def test_ten_concurrent_copies_with_one_key_write_one_effect(
     assert len({a.content for a in answers}) == 1
     assert sum("Idempotency-Replayed" not in a.headers for a in answers) == 1
     # One row, and one capture event: not ten.
-    assert len((await effects(dynamodb, tables))["datacapture"]) == 1
-    assert len(await records(dynamodb, tables)) == 1
+    assert len((await effects(atomic.dynamodb, atomic.tables))["datacapture"]) == 1
+    assert len(await records(atomic.dynamodb, atomic.tables)) == 1
 
 
 async def test_a_refusal_is_not_recorded_and_the_corrected_request_runs(

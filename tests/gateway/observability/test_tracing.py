@@ -27,6 +27,7 @@ from schema.context import build_context
 from schema.prepared import PreparedOperations
 from schema.principal import Principal
 from schema.root import build_schema
+from tests.loaders.test_wire_connections import GET, Script, client_of, dynamo_of, scripted
 
 TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
 
@@ -138,3 +139,24 @@ async def test_the_app_continues_the_callers_trace_in_its_http_span(
     http = [s for s in spans.get_finished_spans() if s.name.startswith("GET")]
     assert http, [s.name for s in spans.get_finished_spans()]
     assert {format(s.context.trace_id, "032x") for s in http} == {TRACEPARENT.split("-")[1]}
+
+
+async def test_a_lean_call_carries_its_spans_context_and_names_its_tables(
+    spans: InMemorySpanExporter,
+) -> None:
+    # As botocore's instrumentation injects the installed propagator's headers (W3C's here,
+    # X-Ray's `X-Amzn-Trace-Id` with the X-Ray propagator) into the request it sends.
+    script = Script()
+    async with scripted(script) as url, client_of(url) as client:
+        await dynamo_of(client).call("get_item", **GET)
+    [span] = [s for s in spans.get_finished_spans() if s.name == "DynamoDB.GetItem"]
+    assert span.attributes is not None
+    assert span.attributes.get("aws.dynamodb.table_names") == ("t",)
+    assert span.attributes.get("rpc.service") == "DynamoDB"
+    assert span.attributes.get("aws.request_id") == "REQ"
+    [request] = script.requests
+    context = span.context
+    sent = (
+        f"traceparent: 00-{context.trace_id:032x}-{context.span_id:016x}-{context.trace_flags:02x}"
+    )
+    assert sent.encode() in request

@@ -9,6 +9,7 @@ from typing import Any
 
 import limits
 import pytest
+from limits.aio.storage import MovingWindowSupport
 from limits.aio.strategies import MovingWindowRateLimiter
 
 from gateway.protection.memory_windows import LoopMemoryStorage
@@ -79,3 +80,23 @@ async def test_expired_windows_are_swept_at_most_once_a_second() -> None:
         await limiter.hit(budget, f"late-{n}")
     # Within the second, no sweep: every key is kept.
     assert len(storage.events) == 4
+
+
+async def test_a_mixed_sequence_counts_as_limits_own_storage() -> None:
+    """The storage is the gateway's own, on limits' documented custom-storage interface
+    (no private member of limits' MemoryStorage): the same answers and stats as limits'."""
+    assert isinstance(LoopMemoryStorage(), MovingWindowSupport)
+    budget = limits.parse("7/minute")
+    ours = MovingWindowRateLimiter(LoopMemoryStorage())
+    theirs = MovingWindowRateLimiter(limits.aio.storage.MemoryStorage())
+    sequence = [("a", 3), ("b", 8), ("a", 4), ("a", 1), ("b", 7), ("c", 2), ("a", 2), ("c", 5)]
+    answers: dict[str, list[object]] = {"ours": [], "theirs": []}
+    for name, limiter in (("ours", ours), ("theirs", theirs)):
+        for key, cost in sequence:
+            answers[name].append(await limiter.hit(budget, key, cost=cost))
+            stats = await limiter.get_window_stats(budget, key)
+            answers[name].append(stats.remaining)
+        await limiter.clear(budget, "a")
+        answers[name].append(await limiter.test(budget, "a", cost=7))
+    assert answers["ours"] == answers["theirs"]
+    assert False in answers["ours"]

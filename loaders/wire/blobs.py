@@ -1,0 +1,66 @@
+"""DynamoDB's attribute values as the lean path hands them over: as they came in the JSON,
+only blobs (`B`, `BS`, nested in `M` and `L` too) decoded to bytes, as botocore's parser
+decodes them.
+
+botocore parses every attribute value of every item by walking the `AttributeValue`
+shape: ten member lookups and a tagged-union check per value, for a result that is the
+JSON it started from. DynamoDB's JSON already is the wire form the codec reads."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["BLOB_MARKS", "attribute_value", "decode_blobs", "may_hold_blobs"]
+
+
+def attribute_value(value: dict[str, Any], blob: Callable[[str], bytes]) -> dict[str, Any]:
+    """One attribute value as botocore's full parse gives it."""
+    if "S" in value or "N" in value or "BOOL" in value or "NULL" in value or "SS" in value:
+        return value
+    if "M" in value:
+        return {"M": {name: attribute_value(inner, blob) for name, inner in value["M"].items()}}
+    if "L" in value:
+        return {"L": [attribute_value(inner, blob) for inner in value["L"]]}
+    if "B" in value:
+        return {"B": blob(value["B"])}
+    if "BS" in value:
+        return {"BS": [blob(inner) for inner in value["BS"]]}
+    return value
+
+
+#: A body with no blob anywhere is handed over without visiting its values at all (our
+#: tables hold no blobs but the lock's `data`). A blob needs a `"B"` or `"BS"` key, unless
+#: spelled with escapes: any of these, even as a value, takes the careful path.
+BLOB_MARKS = (b'"B"', b'"BS"', b"\\u")
+
+
+def may_hold_blobs(body: bytes) -> bool:
+    """Whether `body` has any of `BLOB_MARKS`. Each mark holds a `B` or a backslash, and a
+    one-byte search is memchr's (0.4 µs over an 18 KB Query against 15 µs for each
+    three-byte one, `python -m bench calls`): a body with neither is done at once."""
+    if b"B" not in body and b"\\" not in body:
+        return False
+    return any(mark in body for mark in BLOB_MARKS)
+
+
+def _items_with_blobs(items: list[Any], blob: Callable[[str], bytes]) -> list[Any]:
+    return [{name: attribute_value(value, blob) for name, value in item.items()} for item in items]
+
+
+def decode_blobs(parsed: dict[str, Any]) -> None:
+    """Blobs (`B`, `BS`) in a read's items and keys decoded to bytes, as botocore does."""
+
+    def blob(text: str) -> bytes:
+        return base64.b64decode(text)
+
+    for field in ("Item", "LastEvaluatedKey"):
+        if isinstance(parsed.get(field), dict):
+            [parsed[field]] = _items_with_blobs([parsed[field]], blob)
+    if isinstance(parsed.get("Items"), list):
+        parsed["Items"] = _items_with_blobs(parsed["Items"], blob)
+    for table, items in (parsed.get("Responses") or {}).items():
+        parsed["Responses"][table] = _items_with_blobs(items, blob)
+    for request in (parsed.get("UnprocessedKeys") or {}).values():
+        request["Keys"] = _items_with_blobs(request["Keys"], blob)
