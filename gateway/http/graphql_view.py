@@ -111,9 +111,9 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets, GraphQL[Context, 
             schema,
             graphql_ide="graphiql" if settings.graphiql else None,
             allow_queries_via_get=True,
-            **sockets.socket_options(settings),
         )
         self.settings = settings
+        self.configure_sockets(settings)
         self.clock = clock
         self.verifier = verifier or TokenVerifier.from_settings(settings, clock)
         self.gate = gate or OperationGate(
@@ -241,8 +241,7 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets, GraphQL[Context, 
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
         """The request's Context, for the principal `authenticate` put on `request.state`."""
-        if isinstance(request, WebSocket):  # a socket's operations get theirs in the transport
-            return self.socket_connection(request, request_id_of(request))  # type: ignore[return-value]
+        assert isinstance(request, Request), "a socket's operations get theirs in its protocol"
         principal: Principal = request.state.principal
         return app_context(
             opened_resources(request.app),
