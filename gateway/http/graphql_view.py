@@ -132,7 +132,7 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets, GraphQL[Context, 
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
-            await self.serve_websocket(WebSocket(scope, receive=receive, send=send))
+            await self.serve_socket(WebSocket(scope, receive=receive, send=send))
             return
         request = Request(scope, receive=receive)
         request_id = request_id_of(request)
@@ -238,6 +238,10 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets, GraphQL[Context, 
         refuse_over_budget(response, results)
         response.headers.update(rate_limit_headers(charges))
         return response
+
+    async def serve_socket(self, websocket: WebSocket) -> None:
+        """A WebSocket on /graphql (gateway/subscriptions/view.py), with its request id."""
+        await self.serve_websocket(websocket, request_id_of(websocket))
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
         """The request's Context, for the principal `authenticate` put on `request.state`."""

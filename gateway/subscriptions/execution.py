@@ -13,34 +13,90 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Protocol
 
 from graphql import GraphQLError
+from strawberry.schema.base import BaseSchema
 from strawberry.schema.exceptions import CannotGetOperationTypeError
 from strawberry.types import ExecutionResult
 from strawberry.types.execution import PreExecutionError
 from strawberry.utils.aio import aclosing
 
+from gateway.auth.tokens import TokenVerifier
+from gateway.idempotency import Idempotency
+from gateway.operations.gate import OperationGate
+from gateway.operations.kinds import OperationKinds
 from gateway.operations.operation import BadRequest
 from gateway.operations.operation import Operation as RequestOperation
 from gateway.operations.payload import formatted
+from gateway.subscriptions.connection import Connection
+from gateway.subscriptions.keepalive import Keepalive
 from gateway.subscriptions.keyed import answered_keyed
 from gateway.subscriptions.operation import SocketOperation, sender
+from gateway.subscriptions.principal_sockets import PrincipalSockets
 from gateway.subscriptions.timers import CLOSED_ON_SEND
 from loaders.errors import GatewayError
-from schema.context import Context
+from schema.clock import Clock
+from schema.context import Context, LiveSubscriptions
 from schema.errors import INTERNAL_MESSAGE
-from schema.live import LiveSession
+from schema.live import LiveHub, LiveSession
 
-if TYPE_CHECKING:
-    from gateway.subscriptions.protocol import SocketProtocol
-
-__all__ = ["run_operation"]
+__all__ = ["LiveView", "OperationSocket", "run_operation"]
 
 logger = logging.getLogger("gateway.subscriptions")
 
 
-async def run_operation(socket: SocketProtocol, operation: SocketOperation) -> None:
+class LiveView(Protocol):
+    """What the protocol uses of the GraphQL view (gateway/subscriptions/view.py)."""
+
+    schema: BaseSchema
+    clock: Clock
+    verifier: TokenVerifier
+    gate: OperationGate
+    count_errors: Callable[[Iterable[Mapping[str, Any]]], None] | None
+    keys: Idempotency
+    kinds: OperationKinds
+    #: Seconds a socket has to send `connection_init` (else 4408).
+    init_wait_seconds: float
+    #: Operations at once on one socket (None: no bound).
+    max_operations: int | None
+
+    @property
+    def keepalive(self) -> Keepalive | None: ...
+
+    @property
+    def principal_sockets(self) -> PrincipalSockets: ...
+
+    @property
+    def max_frame_bytes(self) -> int: ...
+
+    def operation_context(
+        self, connection: Connection, live: LiveSubscriptions | None = None
+    ) -> Context: ...
+
+    def live_hub(self, connection: Connection) -> LiveHub: ...
+
+
+class OperationSocket(Protocol):
+    """What an operation uses of its socket (gateway/subscriptions/protocol.py)."""
+
+    @property
+    def view(self) -> LiveView: ...
+
+    @property
+    def connection(self) -> Connection: ...
+
+    @property
+    def operations(self) -> dict[str, SocketOperation]: ...
+
+    @property
+    def request_id(self) -> str: ...
+
+    def forget(self, operation_id: str) -> None: ...
+
+
+async def run_operation(socket: OperationSocket, operation: SocketOperation) -> None:
     view = socket.view
     connection = socket.connection
     assert connection.principal is not None

@@ -24,7 +24,8 @@ Message = dict[str, Any]
 class Messenger(Protocol):
     """What an operation uses of its socket."""
 
-    request_id: str
+    @property
+    def request_id(self) -> str: ...
 
     async def send_message(self, message: Message) -> None: ...
 

@@ -24,17 +24,13 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from starlette.websockets import WebSocketDisconnect, WebSocketState
-from strawberry.schema.base import BaseSchema
 
-from gateway.auth.tokens import TokenVerifier, Unauthenticated
-from gateway.idempotency import Idempotency
+from gateway.auth.tokens import Unauthenticated
 from gateway.observability.subscription_metrics import SubscriptionMetrics
-from gateway.operations.gate import OperationGate
-from gateway.operations.kinds import OperationKinds
 from gateway.operations.operation import BadRequest
 from gateway.operations.payload import formatted
 from gateway.operations.unicode_text import holds_lone_surrogate
@@ -49,52 +45,16 @@ from gateway.subscriptions.close_codes import (
     UNAUTHORIZED,
 )
 from gateway.subscriptions.connection import Connection
-from gateway.subscriptions.execution import run_operation
-from gateway.subscriptions.keepalive import Keepalive
+from gateway.subscriptions.execution import LiveView, run_operation
 from gateway.subscriptions.operation import Message, SocketOperation, well_formed
-from gateway.subscriptions.principal_sockets import PrincipalSockets
 from gateway.subscriptions.timers import CLOSED_ON_SEND, SocketTimer
-from schema.clock import Clock
-from schema.context import Context, LiveSubscriptions
-from schema.live import LiveHub
 
-__all__ = ["LiveView", "SocketProtocol"]
+__all__ = ["SocketProtocol"]
 
 logger = logging.getLogger("gateway.subscriptions")
 
 #: A close reason is at most 123 bytes.
 _REASON_CHARS = 100
-
-
-class LiveView(Protocol):
-    """What the protocol uses of the GraphQL view (gateway/subscriptions/view.py)."""
-
-    schema: BaseSchema
-    clock: Clock
-    verifier: TokenVerifier
-    gate: OperationGate
-    count_errors: Callable[[Iterable[Mapping[str, Any]]], None] | None
-    keys: Idempotency
-    kinds: OperationKinds
-    #: Seconds a socket has to send `connection_init` (else 4408).
-    init_wait_seconds: float
-    #: Operations at once on one socket (None: no bound).
-    max_operations: int | None
-
-    @property
-    def keepalive(self) -> Keepalive | None: ...
-
-    @property
-    def principal_sockets(self) -> PrincipalSockets: ...
-
-    @property
-    def max_frame_bytes(self) -> int: ...
-
-    def operation_context(
-        self, connection: Connection, live: LiveSubscriptions | None = None
-    ) -> Context: ...
-
-    def live_hub(self, connection: Connection) -> LiveHub: ...
 
 
 class SocketProtocol:

@@ -12,7 +12,6 @@ from starlette.websockets import WebSocket
 from strawberry.http.websocket_origin import is_same_origin, normalize_origin
 
 from gateway.auth.tokens import TokenVerifier, Unauthenticated
-from gateway.http.last_resort import scope_request_id
 from gateway.observability.logs import bind_request_id
 from gateway.operations.hosts import host_allowed
 from gateway.operations.response_headers import PROTECTIVE_HEADERS
@@ -111,7 +110,7 @@ class SubscriptionSockets:
             self.settings.subscriptions_max_unauthenticated,
         )
 
-    async def serve_websocket(self, websocket: WebSocket) -> None:
+    async def serve_websocket(self, websocket: WebSocket, request_id: str) -> None:
         if not self.settings.subscriptions:
             # No subscriptions: refuse the handshake rather than hold a socket open.
             await websocket.close(code=1008)
@@ -125,11 +124,13 @@ class SubscriptionSockets:
             await self._refuse_replica_full(websocket)
             return
         try:
-            await self._serve_admitted(websocket, slot)
+            await self._serve_admitted(websocket, slot, request_id)
         finally:
             slot.release()
 
-    async def _serve_admitted(self, websocket: WebSocket, slot: SocketSlot) -> None:
+    async def _serve_admitted(
+        self, websocket: WebSocket, slot: SocketSlot, request_id: str
+    ) -> None:
         if not self.origin_allowed(websocket):
             logger.warning(
                 "WebSocket upgrade refused: origin %r is not allowed (INSIGHT_CORS_ORIGINS)",
@@ -140,7 +141,7 @@ class SubscriptionSockets:
         offered = websocket.scope.get("subprotocols") or []
         speaks = GRAPHQL_TRANSPORT_WS in offered
         await websocket.accept(subprotocol=GRAPHQL_TRANSPORT_WS if speaks else None)
-        connection = self.socket_connection(websocket, scope_request_id(websocket.scope))
+        connection = self.socket_connection(websocket, request_id)
         connection.slot = slot
         protocol = SocketProtocol(self, connection)  # type: ignore[arg-type]
         if not speaks:
