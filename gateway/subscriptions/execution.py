@@ -30,6 +30,7 @@ from gateway.operations.kinds import OperationKinds
 from gateway.operations.operation import BadRequest
 from gateway.operations.operation import Operation as RequestOperation
 from gateway.operations.payload import formatted
+from gateway.operations.resume import EXTENSION, ResumingSession, given_event_id
 from gateway.subscriptions.connection import Connection
 from gateway.subscriptions.keepalive import Keepalive
 from gateway.subscriptions.keyed import answered_keyed
@@ -40,7 +41,7 @@ from loaders.errors import GatewayError
 from schema.clock import Clock
 from schema.context import Context, LiveSubscriptions
 from schema.errors import INTERNAL_MESSAGE
-from schema.live import LiveHub, LiveSession
+from schema.live import LiveHub
 
 __all__ = ["LiveView", "OperationSocket", "run_operation"]
 
@@ -101,7 +102,7 @@ async def run_operation(socket: OperationSocket, operation: SocketOperation) -> 
     connection = socket.connection
     assert connection.principal is not None
     context: Context | None = None
-    live: LiveSession | None = None
+    live: ResumingSession | None = None
     sent = RequestOperation(
         query=operation.query or None,
         variables=operation.variables,
@@ -114,16 +115,20 @@ async def run_operation(socket: OperationSocket, operation: SocketOperation) -> 
             query = view.gate.query_of(sent, connection.principal)
             if query is None or not query.strip():
                 raise BadRequest("The subscribe message has no GraphQL query")
+            extensions = operation.extensions or {}
+            operation.last_seen = given_event_id(extensions.get(EXTENSION))
         except GatewayError as error:
             await operation.send_errors([formatted(error)])
             return
-        send = sender(operation)
-        live = LiveSession(
+        # A `subscribe` with `extensions.lastEventId` (an id, or null for a first one)
+        # gets its events named; with an id, it resumes (gateway/operations/resume.py).
+        live = ResumingSession(
             view.live_hub(connection),
             query,
             operation.operation_name,
             operation.variables,
-            send,
+            sender(operation, named=EXTENSION in extensions),
+            resuming=operation.last_seen is not None,
         )
         context = view.operation_context(connection, live)
         if await answered_keyed(view, view.schema, operation, query, context):
@@ -145,7 +150,8 @@ async def run_operation(socket: OperationSocket, operation: SocketOperation) -> 
                     refused = GraphQLError("@defer and @stream are not served over the socket")
                     await operation.send_initial_errors([refused])
                     return
-                await send(_payload(result))
+                answer = {"id": operation.id, "type": "next", "payload": _payload(result)}
+                await operation.send_operation_message(answer)
                 first = False
         if live.subscriber is not None and socket.operations.get(operation.id) is operation:
             operation.hand_over(live)

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from graphql import GraphQLError
 
 from gateway.operations.payload import coded_errors
+from gateway.operations.resume import encode, event_id
 from gateway.subscriptions.timers import CLOSED_ON_SEND
 from schema.live import LiveSession, Payload, Send
 
@@ -40,6 +41,7 @@ class SocketOperation:
         "document_id",
         "extensions",
         "id",
+        "last_seen",
         "live",
         "operation_name",
         "query",
@@ -61,6 +63,10 @@ class SocketOperation:
         #: The subscription handed over to the hub: it lives without a task until the
         #: client completes it or the socket closes.
         self.live: LiveSession | None = None
+        #: The state the client holds, for a subscription whose events are named (its
+        #: `subscribe` carried `extensions.lastEventId`): the one it resumed from, then
+        #: each event's as it is sent.
+        self.last_seen: str | None = None
 
     def hand_over(self, live: LiveSession) -> None:
         """The operation's execution is over and its subscriber registered: keep only
@@ -92,11 +98,20 @@ class SocketOperation:
         await self.send_errors(coded_errors(errors, pre_execution=True, request_id=request_id))
 
 
-def sender(operation: SocketOperation) -> Send:
+def sender(operation: SocketOperation, *, named: bool = False) -> Send:
     """How the hub sends the operation's events: a `next` message on its socket, none once
-    the socket is closed (its subscriber goes with the socket's cleanup)."""
+    the socket is closed (its subscriber goes with the socket's cleanup). A `named` one
+    carries its state's id in `extensions.eventId`, as a multipart event does, and is not
+    sent when the client holds that state already (a resume)."""
 
     async def send(payload: Payload) -> None:
+        if named:
+            state = event_id(encode(payload))
+            if state == operation.last_seen:
+                return
+            operation.last_seen = state
+            extensions = {**(payload.get("extensions") or {}), "eventId": state}
+            payload = {**payload, "extensions": extensions}
         with contextlib.suppress(*CLOSED_ON_SEND):
             await operation.send_operation_message(
                 {"id": operation.id, "type": "next", "payload": payload}
