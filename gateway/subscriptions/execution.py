@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import aclosing
 from typing import Any, Protocol
 
 from graphql import GraphQLError
@@ -21,7 +22,6 @@ from strawberry.schema.base import BaseSchema
 from strawberry.schema.exceptions import CannotGetOperationTypeError
 from strawberry.types import ExecutionResult
 from strawberry.types.execution import PreExecutionError
-from strawberry.utils.aio import aclosing
 
 from gateway.auth.tokens import TokenVerifier
 from gateway.idempotency import Idempotency
