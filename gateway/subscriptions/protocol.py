@@ -111,29 +111,37 @@ class SocketProtocol:
 
     async def _read(self) -> None:
         websocket = self.connection.websocket
-        limit = self.view.max_frame_bytes
         while websocket.application_state != WebSocketState.DISCONNECTED:
-            event = await websocket.receive()
-            if event["type"] == "websocket.disconnect":
+            # Each frame is read in `_frame`: its text and message go with it, rather than
+            # stay held (the last one, a `subscribe` with its document) while the socket
+            # waits for the next.
+            if not await self._frame(await websocket.receive()):
                 return
-            text = event.get("text")
-            if text is None:
-                await self.close(BAD_REQUEST, "WebSocket message type must be text")
-                return
-            # Characters never outnumber bytes: encode only when it could be too big.
-            if len(text) * 4 > limit and len(text.encode("utf-8")) > limit:
-                await self.close(MESSAGE_TOO_BIG, "Message too big")
-                return
-            try:
-                message = json.loads(text)
-            except ValueError:
-                await self.close(BAD_REQUEST, "WebSocket message must be valid JSON")
-                return
-            if holds_lone_surrogate(message):
-                # Refused at the boundary, as over HTTP: no text past it holds one.
-                await self.close(BAD_REQUEST, "A message must be Unicode text")
-                return
-            await self._handle(message)
+
+    async def _frame(self, event: Message) -> bool:
+        """Handle one ASGI event; False when the socket is done with."""
+        if event["type"] == "websocket.disconnect":
+            return False
+        text = event.get("text")
+        if text is None:
+            await self.close(BAD_REQUEST, "WebSocket message type must be text")
+            return False
+        limit = self.view.max_frame_bytes
+        # Characters never outnumber bytes: encode only when it could be too big.
+        if len(text) * 4 > limit and len(text.encode("utf-8")) > limit:
+            await self.close(MESSAGE_TOO_BIG, "Message too big")
+            return False
+        try:
+            message = json.loads(text)
+        except ValueError:
+            await self.close(BAD_REQUEST, "WebSocket message must be valid JSON")
+            return False
+        if holds_lone_surrogate(message):
+            # Refused at the boundary, as over HTTP: no text past it holds one.
+            await self.close(BAD_REQUEST, "A message must be Unicode text")
+            return False
+        await self._handle(message)
+        return True
 
     async def _handle(self, message: object) -> None:
         if not isinstance(message, dict):
