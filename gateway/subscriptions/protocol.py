@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from starlette.websockets import WebSocketDisconnect, WebSocketState
@@ -118,7 +118,7 @@ class SocketProtocol:
             if not await self._frame(await websocket.receive()):
                 return
 
-    async def _frame(self, event: Message) -> bool:
+    async def _frame(self, event: MutableMapping[str, Any]) -> bool:
         """Handle one ASGI event; False when the socket is done with."""
         if event["type"] == "websocket.disconnect":
             return False
