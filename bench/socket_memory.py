@@ -47,7 +47,7 @@ PARTS = (
     ("/uvicorn/", "uvicorn"),
     ("/websockets/", "websockets (parser, headers)"),
     ("/starlette/", "starlette"),
-    ("/strawberry/", "strawberry's handler"),
+    ("/strawberry/", "strawberry"),
     ("/graphql/", "graphql-core"),
     ("/asyncio/", "asyncio (tasks, queues, events)"),
     ("contextlib.py", "contextlib (async context managers)"),

@@ -187,7 +187,7 @@ def create_app(
         ],
         lifespan=lifespan,
     )
-    app.serve_sockets(graphql.serve_websocket, lambda lane: hosts_checked(lane, settings))
+    app.serve_sockets(graphql.serve_socket, lambda lane: hosts_checked(lane, settings))
     stream: ASGIApp = graphql
     for middleware, args, options in reversed(cors_middleware(settings)):
         stream = middleware(stream, *args, **options)

@@ -25,7 +25,6 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
-from strawberry.asgi import GraphQL
 from strawberry.exceptions import MissingQueryError
 from strawberry.schema.base import BaseSchema
 from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
@@ -85,12 +84,11 @@ ALLOWED_METHODS = "GET, POST"
 COST_HEADER = "x-insight-cost"
 
 
-class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets, GraphQL[Context, None]):  # type: ignore[misc]
-    """strawberry's ASGI view with the gateway's own HTTP handling.
-
-    Only `render_graphql_ide` (the GraphiQL page) is strawberry's; everything else of a
-    request is answered here, so that every status and error code is the contract's.
-    """
+class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets):
+    """The GraphQL endpoint, the gateway's own ASGI app over strawberry's public
+    `Schema.execute` (and `Schema.stream` for the live streams and the socket): every request
+    is answered here, so that every status and error code is the contract's, and the
+    GraphiQL page is the gateway's own (gateway/http/graphiql.py)."""
 
     def __init__(
         self,
@@ -107,13 +105,11 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets, GraphQL[Context, 
         """`count_errors` is given the errors of every answer as the client sees them, over
         HTTP and over the socket alike (the metrics' `gateway_graphql_errors`); `keys`
         runs keyed mutations (SPEC section 9)."""
-        super().__init__(
-            schema,
-            graphql_ide="graphiql" if settings.graphiql else None,
-            allow_queries_via_get=True,
-            **sockets.socket_options(settings),
-        )
+        self.schema = schema
+        #: GraphiQL is served on a browser's GET (INSIGHT_GRAPHIQL).
+        self.graphiql_on = settings.graphiql
         self.settings = settings
+        self.configure_sockets(settings)
         self.clock = clock
         self.verifier = verifier or TokenVerifier.from_settings(settings, clock)
         self.gate = gate or OperationGate(
@@ -132,7 +128,7 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets, GraphQL[Context, 
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
-            await self.serve_websocket(WebSocket(scope, receive=receive, send=send))
+            await self.serve_socket(WebSocket(scope, receive=receive, send=send))
             return
         request = Request(scope, receive=receive)
         request_id = request_id_of(request)
@@ -154,8 +150,8 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets, GraphQL[Context, 
             self.count_errors(answered_errors(response.payload))
         await response(scope, receive, send)
 
-    async def render_graphql_ide(self, request: Request) -> Response:
-        # Our page loads GraphiQL from the gateway's own static files, not strawberry's CDN.
+    async def render_graphiql(self, request: Request) -> Response:
+        # The gateway's page loads GraphiQL from its own static files (or a pinned CDN).
         query = request.query_params.get("query")
         if not query:
             return forbid_framing(HTMLResponse(self.graphiql_html))
@@ -174,7 +170,7 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets, GraphQL[Context, 
             return False
         if "query" not in request.query_params:
             return True
-        return self.graphql_ide is not None and "authorization" not in request.headers
+        return self.graphiql_on and "authorization" not in request.headers
 
     async def respond(self, request: Request, request_id: str) -> Response:
         if request.method not in ("GET", "POST"):
@@ -185,9 +181,9 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets, GraphQL[Context, 
             )
         accept = request.headers.get("accept")
         if self.wants_graphiql(request, accept):
-            if self.graphql_ide is None:
+            if not self.graphiql_on:
                 raise HttpProblem(404, BadRequest("GraphiQL is turned off on this gateway"))
-            return await self.render_graphql_ide(request)
+            return await self.render_graphiql(request)
         if (kind := stream_kind(accept)) is not None:  # SSE or multipart: gateway/live_http
             return await self.stream_response(request, kind, request_id)
         media_type = negotiate(accept)
@@ -201,7 +197,7 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets, GraphQL[Context, 
         graphql_request = keyed_by_header(
             await self.read(request), request.headers.get(idempotency.HEADER)
         )
-        context = await self.get_context(request, None)
+        context = self.get_context(request)
         charges = start_charges()
         allowed = (
             frozenset({OperationType.QUERY})
@@ -239,10 +235,13 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets, GraphQL[Context, 
         response.headers.update(rate_limit_headers(charges))
         return response
 
-    async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
-        """The request's Context, for the principal `authenticate` put on `request.state`."""
-        if isinstance(request, WebSocket):  # a socket's operations get theirs in the transport
-            return self.socket_connection(request, request_id_of(request))  # type: ignore[return-value]
+    async def serve_socket(self, websocket: WebSocket) -> None:
+        """A WebSocket on /graphql (gateway/subscriptions/view.py), with its request id."""
+        await self.serve_websocket(websocket, request_id_of(websocket))
+
+    def get_context(self, request: Request) -> Context:
+        """The request's Context, for the principal `authenticate` put on `request.state` (a
+        socket's operations get theirs in gateway/subscriptions/view.py)."""
         principal: Principal = request.state.principal
         return app_context(
             opened_resources(request.app),

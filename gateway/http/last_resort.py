@@ -35,7 +35,7 @@ def scope_request_id(scope: Scope) -> str:
     if isinstance(known, str):
         return known
     # Read in place: `Headers(scope=…)` would put a copy of the list in the scope, and a
-    # socket's connection would then hold two (gateway/subscriptions/transport.py lets
+    # socket's connection would then hold two (gateway/subscriptions/protocol.py lets
     # the scope's go after `connection_init`).
     given = Headers(raw=list(scope["headers"])).get("x-request-id", "")
     request_id = given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex

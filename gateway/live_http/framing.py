@@ -1,19 +1,16 @@
 """How a live HTTP stream frames its events: GraphQL over Server-Sent Events (the
 `graphql-sse` protocol's distinct-connections mode) or Apollo's multipart HTTP subscriptions
-(`multipart/mixed;subscriptionSpec="1.0"`), and the id that names each event's state.
-
-An event's id is a hash of its answer's bytes: the same state has the same id on every
-replica and after a restart, so a client that comes back with the id it last saw
-(`Last-Event-ID`, or `extensions.lastEventId`) is sent a state only when it differs.
+(`multipart/mixed;subscriptionSpec="1.0"`), each event named by its state's id
+(gateway/operations/resume.py: the same state has the same id on every replica, after a
+restart and over every transport, so a client that comes back with the id it last saw,
+`Last-Event-ID` or `extensions.lastEventId`, is sent a state only when it differs).
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
-from typing import Any, Final, Literal, Protocol, TypeAlias
+from typing import Final, Literal, Protocol, TypeAlias
 
+from gateway.operations.resume import encode, event_id
 from schema.live import Payload
 
 __all__ = [
@@ -57,18 +54,6 @@ def stream_kind(accept: str | None) -> StreamKind | None:
 def _param(param: str) -> tuple[str, str]:
     name, _, value = param.partition("=")
     return name.strip().lower(), value.strip().strip("'\"")
-
-
-def encode(payload: Any) -> bytes:
-    """An answer's JSON, compact: the bytes its id is the hash of."""
-    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def event_id(data: bytes) -> str:
-    """The state's name: 72 bits of BLAKE2b over the answer's bytes, in 12 URL-safe
-    characters (a collision between a user's successive states is not a concern)."""
-    digest = hashlib.blake2b(data, digest_size=9).digest()
-    return base64.urlsafe_b64encode(digest).decode()
 
 
 class Framing(Protocol):

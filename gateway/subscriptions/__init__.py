@@ -1,17 +1,15 @@
-"""Subscriptions, socket side: the graphql-transport-ws transport on /graphql (strawberry's
-handler with the gateway's auth and checks) and the view's socket hooks. The hub itself,
-and the re-reads, are `schema.live`'s; its lifespan wiring is `gateway.live`'s."""
+"""Subscriptions, socket side: the graphql-transport-ws protocol on /graphql (the gateway's
+own, on starlette's WebSocket) and the view's socket hooks. The hub itself, and the
+re-reads, are `schema.live`'s; its lifespan wiring is `gateway.live`'s."""
 
-from gateway.subscriptions.connection import BoundedWebSocketAdapter, Connection
-from gateway.subscriptions.transport import LiveTransport
-from gateway.subscriptions.view import SubscriptionSockets, socket_options
+from gateway.subscriptions.connection import Connection
+from gateway.subscriptions.protocol import SocketProtocol
+from gateway.subscriptions.view import SubscriptionSockets
 from schema.subscription import NOT_OVER_WEBSOCKET
 
 __all__ = [
     "NOT_OVER_WEBSOCKET",
-    "BoundedWebSocketAdapter",
     "Connection",
-    "LiveTransport",
+    "SocketProtocol",
     "SubscriptionSockets",
-    "socket_options",
 ]

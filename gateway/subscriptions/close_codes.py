@@ -12,12 +12,10 @@ from collections.abc import Mapping
 
 #: A message that is not the protocol's: unknown type, bad JSON, no id, a bad payload.
 BAD_REQUEST = 4400
-#: No valid token at `connection_init`, a `subscribe` before the acknowledgement, or the
-#: token expired.
+#: No valid token at `connection_init`, a `subscribe` before the acknowledgement, the
+#: token expired, or a token renewed in band that is invalid or names another `sub`.
 UNAUTHORIZED = 4401
-#: `connection_init` refused by the server's own hook (strawberry's `on_ws_connect`).
-FORBIDDEN = 4403
-#: The client offered no subprotocol the gateway speaks (strawberry's).
+#: The client offered no subprotocol the gateway speaks.
 SUBPROTOCOL_NOT_ACCEPTABLE = 4406
 #: No `connection_init` in time.
 INIT_TIMEOUT = 4408
@@ -37,7 +35,6 @@ MESSAGE_TOO_BIG = 1009
 ERROR_CODES: Mapping[int, str] = {
     BAD_REQUEST: "BAD_REQUEST",
     UNAUTHORIZED: "UNAUTHENTICATED",
-    FORBIDDEN: "FORBIDDEN",
     SUBPROTOCOL_NOT_ACCEPTABLE: "BAD_REQUEST",
     INIT_TIMEOUT: "BAD_REQUEST",
     SUBSCRIBER_EXISTS: "BAD_REQUEST",

@@ -5,15 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from graphql import GraphQLFormattedError
 from strawberry.schema.base import BaseSchema
-from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
-    CompleteMessage,
-    ErrorMessage,
-    Message,
-    NextMessage,
-    NextMessagePayload,
-)
 
 from gateway.idempotency import Answer, Idempotency
 from gateway.operations.kinds import OperationKinds
@@ -33,7 +25,7 @@ class SentOperation(Protocol):
     variables: dict[str, Any] | None
     extensions: dict[str, Any] | None
 
-    async def send_operation_message(self, message: Message) -> None: ...
+    async def send_operation_message(self, message: dict[str, Any]) -> None: ...
 
 
 async def answered_keyed(
@@ -69,14 +61,10 @@ async def answered_keyed(
     if answer.replayed:
         # The socket has no headers: the replay is told as the batch tells it.
         payload["extensions"] = {"idempotencyReplayed": True}
-    shown: NextMessagePayload = payload  # type: ignore[assignment]
-    await operation.send_operation_message(NextMessage(id=operation.id, type="next", payload=shown))
-    await operation.send_operation_message(CompleteMessage(id=operation.id, type="complete"))
+    await operation.send_operation_message({"id": operation.id, "type": "next", "payload": payload})
+    await operation.send_operation_message({"id": operation.id, "type": "complete"})
     return True
 
 
 async def _send_errors(operation: SentOperation, errors: list[Any]) -> None:
-    shown: list[GraphQLFormattedError] = errors
-    await operation.send_operation_message(
-        ErrorMessage(id=operation.id, type="error", payload=shown)
-    )
+    await operation.send_operation_message({"id": operation.id, "type": "error", "payload": errors})

@@ -9,14 +9,14 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 
+from starlette.websockets import WebSocketDisconnect
 from starlette.websockets import WebSocketDisconnected as SocketClosedOnSend
-from strawberry.http.exceptions import WebSocketDisconnected
 
 #: What a timer runs: a coroutine that sends on the socket.
 Job = Callable[[], Awaitable[None]]
 
 #: What a closed socket's send raises (and a timer's job may meet).
-CLOSED_ON_SEND = (WebSocketDisconnected, SocketClosedOnSend, RuntimeError)
+CLOSED_ON_SEND = (WebSocketDisconnect, SocketClosedOnSend, OSError, RuntimeError)
 
 
 class SocketTimer:

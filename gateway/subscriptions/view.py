@@ -5,12 +5,11 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 from functools import cached_property
-from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket
-from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.http.websocket_origin import is_same_origin, normalize_origin
 
 from gateway.auth.tokens import TokenVerifier, Unauthenticated
 from gateway.observability.logs import bind_request_id
@@ -19,11 +18,12 @@ from gateway.operations.response_headers import PROTECTIVE_HEADERS
 from gateway.settings import Settings
 from gateway.settings.live import LiveSettings
 from gateway.state import app_context, opened_resources
-from gateway.subscriptions.capacity import RETRY_AFTER_SECONDS, ReplicaSockets
-from gateway.subscriptions.connection import BoundedWebSocketAdapter, Connection
+from gateway.subscriptions.capacity import RETRY_AFTER_SECONDS, ReplicaSockets, SocketSlot
+from gateway.subscriptions.close_codes import SUBPROTOCOL_NOT_ACCEPTABLE
+from gateway.subscriptions.connection import Connection
 from gateway.subscriptions.keepalive import Keepalive
 from gateway.subscriptions.principal_sockets import PrincipalSockets
-from gateway.subscriptions.transport import LiveTransport
+from gateway.subscriptions.protocol import SocketProtocol
 from schema.clock import Clock
 from schema.context import Context, LiveSubscriptions
 from schema.live import LiveHub
@@ -33,41 +33,53 @@ logger = logging.getLogger("gateway.subscriptions")
 
 #: The server pings an acknowledged socket this often (the client answers pong).
 KEEPALIVE_SECONDS = 15.0
-
-
-def socket_options(settings: LiveSettings) -> dict[str, Any]:
-    """strawberry's view arguments for the sockets: graphql-transport-ws only (the legacy
-    `graphql-ws` subprotocol is refused, 4406), its timeouts and bound, and the browser
-    origins that may open one: the same as CORS's (`INSIGHT_CORS_ORIGINS`; none, same-origin
-    pages only; clients that send no Origin, not browsers, always)."""
-    return {
-        "allowed_origins": settings.cors_origins,
-        "keep_alive_interval": KEEPALIVE_SECONDS,
-        "subscription_protocols": (GRAPHQL_TRANSPORT_WS_PROTOCOL,),
-        # A socket must send `connection_init` this soon (else 4408).
-        "connection_init_wait_timeout": timedelta(seconds=settings.subscriptions_init_seconds),
-        "max_subscriptions_per_connection": settings.subscriptions_max_per_connection,
-    }
+#: The one subprotocol spoken (the npm `graphql-ws` library's).
+GRAPHQL_TRANSPORT_WS = "graphql-transport-ws"
 
 
 class SubscriptionSockets:
-    """The hooks gateway/subscriptions/transport.py calls on the view."""
+    """The view's socket side: admission, the upgrade, and the hooks the protocol
+    (gateway/subscriptions/protocol.py) calls. graphql-transport-ws only: the legacy
+    `graphql-ws` subprotocol is refused (4406)."""
 
-    graphql_transport_ws_handler_class = LiveTransport
-    websocket_adapter_class = BoundedWebSocketAdapter
     settings: Settings
     clock: Clock
     verifier: TokenVerifier
 
-    def is_websocket_origin_allowed(self, request: WebSocket, origin: str) -> bool:
-        """A page on another origin may open a socket when its origin is allowed by CORS,
-        or names one of the allowed hosts (INSIGHT_ALLOWED_HOSTS: `localhost` opening
-        `127.0.0.1`). strawberry asks only for cross-origin upgrades; a same-origin one
-        names the upgrade's own Host, which the allowed hosts checked before."""
-        allowed: bool = super().is_websocket_origin_allowed(request, origin)  # type: ignore[misc]
+    def configure_sockets(self, settings: LiveSettings) -> None:
+        #: The server pings an acknowledged socket this often (seconds; 0: never).
+        self.keep_alive_interval = KEEPALIVE_SECONDS
+        #: A socket must send `connection_init` this soon (else 4408).
+        self.connection_init_wait_timeout = timedelta(seconds=settings.subscriptions_init_seconds)
+        self.max_operations: int | None = settings.subscriptions_max_per_connection
+
+    @property
+    def init_wait_seconds(self) -> float:
+        return self.connection_init_wait_timeout.total_seconds()
+
+    def origin_allowed(self, websocket: WebSocket) -> bool:
+        """Browsers always send `Origin` on an upgrade; a client that sends none is no
+        browser, with no ambient credentials to abuse. A same-origin page may open a socket
+        (its Host is one of the allowed hosts, checked before); a page on another origin
+        when CORS allows its origin (INSIGHT_CORS_ORIGINS), or it names one of the allowed
+        hosts (INSIGHT_ALLOWED_HOSTS: `localhost` opening `127.0.0.1`)."""
+        headers = websocket.headers
+        origin = headers.get("origin")
+        if origin is None:
+            return True
+        if headers.get("sec-fetch-site") == "same-origin" or is_same_origin(
+            origin, headers.get("host")
+        ):
+            return True
+        allowed = self.settings.cors_origins
+        normalized = normalize_origin(origin)
+        if "*" in allowed or (
+            normalized is not None and normalized in {normalize_origin(o) for o in allowed}
+        ):
+            return True
         hosts = self.settings.allowed_hosts
-        if allowed or not hosts or "*" in hosts:
-            return allowed
+        if not hosts or "*" in hosts:
+            return False
         try:
             host = urlsplit(origin.strip()).hostname
         except ValueError:
@@ -80,9 +92,9 @@ class SubscriptionSockets:
 
     @cached_property
     def keepalive(self) -> Keepalive | None:
-        """The replica's keepalive pings (its interval is `keep_alive_interval`, strawberry's
-        view argument, read when the first socket is acknowledged)."""
-        interval: float | None = getattr(self, "keep_alive_interval", None)
+        """The replica's keepalive pings (its interval is `keep_alive_interval`, read when
+        the first socket is acknowledged)."""
+        interval = self.keep_alive_interval
         return Keepalive(interval) if interval else None
 
     @cached_property
@@ -98,14 +110,11 @@ class SubscriptionSockets:
             self.settings.subscriptions_max_unauthenticated,
         )
 
-    async def serve_websocket(self, websocket: WebSocket) -> None:
+    async def serve_websocket(self, websocket: WebSocket, request_id: str) -> None:
         if not self.settings.subscriptions:
             # No subscriptions: refuse the handshake rather than hold a socket open.
             await websocket.close(code=1008)
             return
-        offered = websocket.scope.get("subprotocols") or []
-        if GRAPHQL_TRANSPORT_WS_PROTOCOL not in offered:
-            logger.info("WebSocket offering %s, not graphql-transport-ws: closing 4406", offered)
         principal = self._upgrade_principal(websocket)
         if principal is not None and self.principal_sockets.full(principal.sub):
             await self._refuse_principal_full(websocket)
@@ -114,13 +123,31 @@ class SubscriptionSockets:
         if slot is None:
             await self._refuse_replica_full(websocket)
             return
-        # The socket's Connection (`socket_connection`) takes it from here.
-        websocket.state.socket_slot = slot
         try:
-            run: Any = getattr(self, "run")  # noqa: B009 (strawberry's, on the view it mixes into)
-            await run(websocket)
+            await self._serve_admitted(websocket, slot, request_id)
         finally:
             slot.release()
+
+    async def _serve_admitted(
+        self, websocket: WebSocket, slot: SocketSlot, request_id: str
+    ) -> None:
+        if not self.origin_allowed(websocket):
+            logger.warning(
+                "WebSocket upgrade refused: origin %r is not allowed (INSIGHT_CORS_ORIGINS)",
+                websocket.headers.get("origin"),
+            )
+            await websocket.close(code=1008)  # before the accept: the server answers 403
+            return
+        offered = websocket.scope.get("subprotocols") or []
+        speaks = GRAPHQL_TRANSPORT_WS in offered
+        await websocket.accept(subprotocol=GRAPHQL_TRANSPORT_WS if speaks else None)
+        connection = self.socket_connection(websocket, request_id)
+        connection.slot = slot
+        protocol = SocketProtocol(self, connection)  # type: ignore[arg-type]
+        if not speaks:
+            await protocol.close(SUBPROTOCOL_NOT_ACCEPTABLE, "Subprotocol not acceptable")
+            return
+        await protocol.serve()
 
     async def _refuse_replica_full(self, websocket: WebSocket) -> None:
         """The replica holds INSIGHT_SUBSCRIPTIONS_MAX_SOCKETS sockets, or as many waiting

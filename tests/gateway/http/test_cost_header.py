@@ -6,7 +6,6 @@ from types import SimpleNamespace
 
 import pytest
 from starlette.requests import Request
-from starlette.responses import Response
 
 from gateway.http.graphql_view import GatewayGraphQL
 from gateway.settings import Settings
@@ -45,6 +44,6 @@ async def test_the_header_sets_cost_requested(
     dynamo: Dynamo, headers: list[tuple[bytes, bytes]], requested: bool
 ) -> None:
     view = GatewayGraphQL(build_schema(), settings=Settings(), clock=FixedClock(NOW))
-    context = await view.get_context(_request(dynamo, headers), Response())
+    context = view.get_context(_request(dynamo, headers))
     assert context.cost_requested is requested
     assert context.calls.calls == 0

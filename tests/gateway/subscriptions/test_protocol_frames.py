@@ -19,9 +19,9 @@ TWO_OPERATIONS = "query A { viewer { id } } query B { viewer { lowBalanceAlert }
 
 
 def test_strawberry_is_the_version_the_transport_was_written_against() -> None:
-    # gateway/subscriptions/transport.py overrides hooks and private names of strawberry's
-    # graphql-transport-ws handler, and gateway/http/operation_choice.py works around its
-    # choice of an operation: re-check both (and these tests) before moving this pin.
+    # gateway/http/graphql_view.py still subclasses strawberry's view, and
+    # gateway/http/operation_choice.py works around its choice of an operation: re-check
+    # both (and these tests) before moving this pin.
     assert version("strawberry-graphql") == "0.341.2"
 
 

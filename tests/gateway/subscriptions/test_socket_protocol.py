@@ -204,6 +204,31 @@ async def test_beyond_the_bound_a_subscribe_gets_an_error_and_the_socket_stays(
         }
 
 
+async def test_an_operation_that_completed_or_failed_frees_its_place(
+    settings: Settings, clock: FixedClock
+) -> None:
+    # GHSA-m952-2w3f-6r8h's case: a completed operation kept its place, and a socket at its
+    # bound refused every later `subscribe`.
+    async with (
+        live_gateway(settings, clock, subscriptions_max_per_connection=1) as live,
+        open_socket(live.url) as socket,
+    ):
+        await socket.init(live.token())
+        for operation_id in ("1", "2"):
+            await socket.subscribe(operation_id, "{ viewer { id } }")
+            assert (await socket.receive())["type"] == "next"
+            assert await socket.receive() == {"id": operation_id, "type": "complete"}
+        await socket.subscribe("3", "{ viewer { nope } }")
+        failed = await socket.receive()
+        assert (failed["id"], failed["type"]) == ("3", "error")
+        await socket.subscribe("4", "{ viewer { id } }")
+        assert await socket.receive() == {
+            "id": "4",
+            "type": "next",
+            "payload": {"data": {"viewer": {"id": USER}}},
+        }
+
+
 async def test_another_users_id_is_forbidden_before_any_read(live: LiveGateway) -> None:
     async with open_socket(live.url) as socket:
         await socket.init(live.token())
