@@ -32,8 +32,11 @@ CLIENT = "127.0.0.2"
 WAIT_SECONDS = 20.0
 
 
-async def _holding_replica(port: int) -> asyncio.Server:
-    """A replica that reads requests and never answers: each stays in flight."""
+@asynccontextmanager
+async def _holding_replica(port: int) -> AsyncIterator[None]:
+    """A replica that reads requests and never answers: each stays in flight until the block
+    ends, when every connection it accepted is closed (a socket left to the garbage collector
+    is a ResourceWarning, which fails a later test)."""
     held: list[asyncio.StreamWriter] = []
 
     async def hold(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -41,7 +44,14 @@ async def _holding_replica(port: int) -> asyncio.Server:
         while await reader.read(4096):
             pass
 
-    return await asyncio.start_server(hold, "127.0.0.1", port)
+    server = await asyncio.start_server(hold, "127.0.0.1", port)
+    try:
+        yield
+    finally:
+        server.close()
+        for writer in held:
+            writer.close()
+        await server.wait_closed()
 
 
 def _start_nginx(tmp_path: Path, listen: int, replica: int) -> subprocess.Popen[bytes]:
@@ -82,10 +92,9 @@ async def _request(listen: int) -> tuple[asyncio.StreamReader, asyncio.StreamWri
 @needs_nginx
 async def test_one_address_holds_at_most_its_connections(tmp_path: Path) -> None:
     listen, replica_port = free_port(), free_port()
-    replica = await _holding_replica(replica_port)
     opened: list[asyncio.StreamWriter] = []
     try:
-        async with _nginx(tmp_path, listen, replica_port):
+        async with _holding_replica(replica_port), _nginx(tmp_path, listen, replica_port):
             readers = []
             for _ in range(PER_ADDRESS + 1):
                 reader, writer = await _request(listen)
@@ -101,7 +110,6 @@ async def test_one_address_holds_at_most_its_connections(tmp_path: Path) -> None
     finally:
         for writer in opened:
             writer.close()
-        replica.close()
     assert [wait.result()[:12] for wait in done] == [b"HTTP/1.1 429"]
 
 
