@@ -23,26 +23,21 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from starlette.applications import Starlette
 from uvicorn.config import Config
 from uvicorn.server import ServerState
 
 from gateway.http.bounded_head import BoundedHeadProtocol
 from gateway.live_http.light_event import LightEvent
 from gateway.live_http.stream import OpenStreams
+from gateway.subscriptions.server_protocol import app_state
 
 __all__ = ["GatewayHttpProtocol", "open_streams_of"]
 
 
 def open_streams_of(app: Any) -> OpenStreams | None:
-    """The gateway's open streams behind uvicorn's middleware (each keeps the next as
-    `.app`)."""
-    for _ in range(16):
-        if isinstance(app, Starlette):
-            streams = getattr(app.state, "live_streams", None)
-            return streams if isinstance(streams, OpenStreams) else None
-        app = getattr(app, "app", None)
-    return None
+    """The gateway's open streams behind uvicorn's middleware."""
+    streams = getattr(app_state(app), "live_streams", None)
+    return streams if isinstance(streams, OpenStreams) else None
 
 
 class _Pipeline(list[Any]):

@@ -36,14 +36,19 @@ from gateway.settings import Settings
 SPREAD_SHARE = 0.75
 
 
-def app_settings(app: Any) -> Settings | None:
-    """The gateway's settings behind uvicorn's middleware (each keeps the next as `.app`)."""
+def app_state(app: Any) -> Any | None:
+    """The gateway's `app.state` behind uvicorn's middleware (each keeps the next as `.app`)."""
     for _ in range(16):
         if isinstance(app, Starlette):
-            settings = getattr(app.state, "settings", None)
-            return settings if isinstance(settings, Settings) else None
+            return app.state
         app = getattr(app, "app", None)
     return None
+
+
+def app_settings(app: Any) -> Settings | None:
+    """The gateway's settings behind uvicorn's middleware."""
+    settings = getattr(app_state(app), "settings", None)
+    return settings if isinstance(settings, Settings) else None
 
 
 class _Inbox:
