@@ -151,6 +151,26 @@ def test_graphiql_opens_on_the_demo_query_and_a_typed_query_shows_the_demo_users
     assert elsewhere == []
 
 
+def _run_subscription(page: Page) -> object:
+    """ADA's `userChanged` typed into the editor and run; the first answer shown."""
+    page.wait_for_selector(QUERY_EDITOR, timeout=20_000)
+    page.click(QUERY_EDITOR)
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    query = (
+        f'subscription {{ userChanged(ids: ["{ADA}"], initial: true) {{ id lowBalanceAlert }} }}'
+    )
+    page.keyboard.type(query, delay=5)
+    page.keyboard.press("Escape")
+    page.wait_for_timeout(500)
+    page.click(".graphiql-execute-button")
+    page.wait_for_function(
+        "() => document.querySelector('.result-window').innerText.includes('100.00')",
+        timeout=20_000,
+    )
+    return json.loads(_editor_value(page, RESULT))
+
+
 def _editor_value(page: Page, selector: str) -> str:
     value: str = page.evaluate(
         "(selector) => document.querySelector(selector).CodeMirror.getValue()", selector
@@ -224,23 +244,7 @@ def test_graphiql_runs_a_subscription_over_the_gateways_own_websocket(
             page = context.new_page()
             page.on("websocket", opened)
             page.goto(embedded.url + "/graphql", wait_until="load")
-            page.wait_for_selector(QUERY_EDITOR, timeout=20_000)
-            page.click(QUERY_EDITOR)
-            page.keyboard.press("Control+A")
-            page.keyboard.press("Delete")
-            query = (
-                f'subscription {{ userChanged(ids: ["{ADA}"], initial: true) {{ id '
-                "lowBalanceAlert } }"
-            )
-            page.keyboard.type(query, delay=5)
-            page.keyboard.press("Escape")
-            page.wait_for_timeout(500)
-            page.click(".graphiql-execute-button")
-            page.wait_for_function(
-                "() => document.querySelector('.result-window').innerText.includes('100.00')",
-                timeout=20_000,
-            )
-            result = json.loads(_editor_value(page, RESULT))
+            result = _run_subscription(page)
         finally:
             ARTIFACTS.mkdir(exist_ok=True)
             for open_page in context.pages:
@@ -278,23 +282,7 @@ def test_graphiql_runs_a_subscription_over_sse_with_transport_sse(
             page.on("websocket", opened)
             page.on("request", requested)
             page.goto(embedded.url + "/graphql?transport=sse", wait_until="load")
-            page.wait_for_selector(QUERY_EDITOR, timeout=20_000)
-            page.click(QUERY_EDITOR)
-            page.keyboard.press("Control+A")
-            page.keyboard.press("Delete")
-            query = (
-                f'subscription {{ userChanged(ids: ["{ADA}"], initial: true) {{ id '
-                "lowBalanceAlert } }"
-            )
-            page.keyboard.type(query, delay=5)
-            page.keyboard.press("Escape")
-            page.wait_for_timeout(500)
-            page.click(".graphiql-execute-button")
-            page.wait_for_function(
-                "() => document.querySelector('.result-window').innerText.includes('100.00')",
-                timeout=20_000,
-            )
-            result = json.loads(_editor_value(page, RESULT))
+            result = _run_subscription(page)
         finally:
             ARTIFACTS.mkdir(exist_ok=True)
             for open_page in browser.contexts[0].pages if browser.contexts else []:
