@@ -22,6 +22,7 @@ from gateway.idempotency import OUTCOMES, Idempotency
 from gateway.live.feed_wiring import open_live_data
 from gateway.live.hub_wiring import open_subscriptions
 from gateway.observability.cache_metrics import CacheMetrics
+from gateway.observability.execution_metrics import ExecutionMetrics
 from gateway.observability.dynamodb_failures import FailureLog
 from gateway.observability.field_usage import FieldUsage
 from gateway.observability.health import ReadinessMemory, healthz, readyz
@@ -128,6 +129,7 @@ def create_app(
     # for the limits, the charge, field usage, the access plan and completion alike; it
     # holds the prices the access plan chooses by.
     prepared = PreparedOperations(GATEWAY_COST_POLICY, prices=settings.plan_prices)
+    ExecutionMetrics(metrics.registry, prepared)
     schema = build_schema(
         [
             # First: a document whose operation cannot be chosen is refused before any other

@@ -32,6 +32,7 @@ from graphql import (
     FragmentDefinitionNode,
     FragmentSpreadNode,
     GraphQLResolveInfo,
+    GraphQLSchema,
     InlineFragmentNode,
     SelectionSetNode,
     ValueNode,
@@ -39,6 +40,7 @@ from graphql import (
 )
 
 from loaders.entities import USERS
+from loaders.user_reads import UserReads
 from schema.context import Info
 from schema.field_reads import FieldRead, UndeclaredRead, type_reads
 from schema.plan_prices import PRICES, PlanCost, Prices
@@ -186,22 +188,39 @@ def plan_user_reads(info: Info, user_ids: Iterable[str]) -> None:
 
 
 def plan_reads(raw: GraphQLResolveInfo[Any], user_ids: Iterable[str]) -> None:
-    """`plan_user_reads` for graphql-core's own resolve info (a subscription's re-read,
-    whose root user the executor plans before its root field: schema/execution/reread_root.py)."""
-    fields = root_user_fields(raw)
+    """`plan_user_reads` for graphql-core's own resolve info."""
     # strawberry's executor gives the coerced dict; graphql-core's own, a container of it.
     given: Any = raw.variable_values
-    variables: Mapping[str, Any] = getattr(given, "coerced", given)
-    owner = owner_of(raw.schema)
+    plan_partitions(
+        root_user_fields(raw),
+        getattr(given, "coerced", given),
+        raw.context.reads,
+        user_ids,
+        schema=raw.schema,
+    )
+
+
+def plan_partitions(
+    fields: Iterable[UserField],
+    variables: Mapping[str, Any],
+    user_reads: UserReads,
+    user_ids: Iterable[str],
+    *,
+    schema: GraphQLSchema,
+) -> None:
+    """Read each user's partition whole when `fields` (a root field's User selection) make
+    the collection cheaper at the schema's prices (the compiled operation's plan, made
+    before its reads are asked for: schema/execution/operation.py)."""
+    owner = owner_of(schema)
     prices = PRICES if owner is None else owner.prices
-    if reads_partition_whole(fields, variables, _reads_of(raw), prices=prices):
+    if reads_partition_whole(fields, variables, _reads_of(schema), prices=prices):
         for user_id in dict.fromkeys(user_ids):
-            raw.context.reads.collect_user_partition(user_id)
+            user_reads.collect_user_partition(user_id)
 
 
-def _reads_of(raw: GraphQLResolveInfo[Any]) -> Mapping[str, FieldRead]:
+def _reads_of(schema: GraphQLSchema) -> Mapping[str, FieldRead]:
     """The reads of the schema's User type (the product's, or a test's own)."""
-    user = raw.schema.get_type("User")
+    user = schema.get_type("User")
     definition = user.extensions.get("strawberry-definition") if user is not None else None
     if definition is None or definition.origin is User:
         return USER_READS

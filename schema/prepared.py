@@ -2,7 +2,7 @@
 once and reused by every request of that text.
 
 A request's document is measured by the query limits, charged by its cost, counted by
-field usage, planned by the access plan, completed by the compiled executor and, for a
+field usage, planned by the access plan, answered by its compiled form and, for a
 subscription, charged again per re-read. Each of those used to walk the document with its
 own memo; a `PreparedOperation` holds them all, made when the first of them asks:
 
@@ -13,9 +13,9 @@ own memo; a `PreparedOperation` holds them all, made when the first of them asks
   limits before it passed: that walk is bounded by them), the cost for each shape of the
   variables (a list's length, an integer's value; coerced as execution coerces them), the
   field-usage coordinates (once validation passed), each root field's User fields (the access
-  plan's read plan) and each object's completion level (schema/execution/plan.py). The last
-  two depend on which nodes `@include`/`@skip` merged, so they are kept by those nodes'
-  identity, which the prepared operation keeps alive by holding its document.
+  plan's read plan, kept by the identity of the merged nodes, which the prepared operation
+  keeps alive by holding its document) and the compiled operation for each set of the
+  values `@include`/`@skip` read (schema/execution/operation.py).
 
 The owner, `PreparedOperations`, is made once per process (gateway/app.py) and attached to
 the schema it serves (`attach`, `owner_of`): a bounded LRU keyed by the query text and the
@@ -69,16 +69,16 @@ SCHEMA_EXTENSION_KEY = "insight.prepared_operations"
 
 
 class CompletionCounts:
-    """How often objects were completed by the compiled path, how often planned objects
-    were (after one wait for their reads), and how often either fell back (the differential
-    test checks that every path is exercised)."""
+    """How many operations their compiled form answered, how many it left to graphql-core
+    after it ran (a refusal, a failed read, a value that does not complete) and how many did
+    not compile (`gateway_operations_executed_total` counts them by path)."""
 
-    __slots__ = ("compiled", "fell_back", "planned")
+    __slots__ = ("compiled", "declined", "fell_back")
 
     def __init__(self) -> None:
         self.compiled = 0
-        self.planned = 0
         self.fell_back = 0
+        self.declined = 0
 
 
 class _Remembered(Generic[V]):
@@ -127,7 +127,8 @@ class PreparedOperation:
         self._costs: _Remembered[int] = _Remembered()
         self._coordinates: Coordinates | None = None
         self._read_plans: _Remembered[Any] = _Remembered()
-        self._levels: _Remembered[Any] = _Remembered()
+        self._compiled: _Remembered[Any] = _Remembered()
+        self._switches: tuple[str, ...] | None = None
 
     def overlaps(self, stop_above: int | None) -> int:
         """The overlapping field pairs, counted up to just past `stop_above`."""
@@ -157,9 +158,16 @@ class PreparedOperation:
         result: V = self._read_plans.get(tuple(map(id, field_nodes)), compute)
         return result
 
-    def level(self, key: Hashable, compute: Callable[[], V]) -> V:
-        """One completion level (schema/execution/plan.py) for its type and merged nodes."""
-        result: V = self._levels.get(key, compute)
+    def switches(self, compute: Callable[[], tuple[str, ...]]) -> tuple[str, ...]:
+        """The variables `@include`/`@skip` read (schema/execution/operation.py)."""
+        if self._switches is None:
+            self._switches = compute()
+        return self._switches
+
+    def compiled(self, key: Hashable, compute: Callable[[], V]) -> V:
+        """The compiled operation (schema/execution/operation.py) for one set of those
+        variables' values (None: it declines)."""
+        result: V = self._compiled.get(key, compute)
         return result
 
 
@@ -168,7 +176,7 @@ class PreparedOperations:
 
     `preparations` counts the operations prepared, `reuses` the requests answered by one
     prepared before, `evictions` those dropped past `maxsize`. It also holds the schema's
-    other process caches: `completion` counts the compiled executor's objects, `forms`
+    other process caches: `completion` counts the operations by the path that answered, `forms`
     remembers the Decimal and DateTime wire forms (schema/scalars.py); and `prices`, what
     the access plan prices its candidate plans by (schema/plan_prices.py)."""
 

@@ -15,8 +15,7 @@ from strawberry.types import ExecutionContext
 from schema.cost_directives import add_cost_directives
 from schema.cost_policy import GATEWAY_COST_POLICY
 from schema.errors import GatewayErrors
-from schema.execution.executor import CompiledExecutionContext
-from schema.execution.reread_root import RereadExecutionContext
+from schema.execution.executor import CompiledExecutionContext, ReferenceExecutionContext
 from schema.extension_hooks import KeptHooksRunner
 from schema.extensions.cost_report import CostReport
 from schema.extensions.document_cache import CachedParsing, CachedValidation
@@ -80,10 +79,10 @@ def build_schema(
     `federation`: served as an Apollo Federation 2 subgraph (`_service`, `_entities`,
     `User @key(fields: "id")`), `INSIGHT_FEDERATION`.
 
-    `compiled_execution` completes plain objects in one loop (`schema.execution`); off, it
-    is graphql-core's path under strawberry, field by field (the answers are the same).
-    Either executor plans a subscription's re-read of a user before its root field
-    (`schema.execution.reread_root`); the schema's resolvers stay strawberry's own.
+    `compiled_execution` answers each operation that compiles by its compiled form
+    (`schema.execution`); off, every operation is graphql-core's path under strawberry,
+    field by field (the answers are the same). Either executor plans a subscription's
+    re-read of a user before its root field; the schema's resolvers stay strawberry's own.
 
     `prepared` owns the schema's prepared operations (schema/prepared.py) and its other
     process caches (the scalars' wire forms); the limit extensions given should share it.
@@ -105,7 +104,7 @@ def build_schema(
         scalar_overrides=scalar_overrides(owner.forms),
         config=StrawberryConfig(auto_camel_case=True),
         execution_context_class=(
-            CompiledExecutionContext if compiled_execution else RereadExecutionContext
+            CompiledExecutionContext if compiled_execution else ReferenceExecutionContext
         ),
     )
     attach(schema._schema, owner)

@@ -5,7 +5,7 @@ limits, validation and the budget's charge first): they check the arguments and 
 rule, then register with the live hub. The events are not executed per subscriber: the
 hub re-reads once per group of identical subscriptions, executing the same document with
 the changed `User` as the root value: strawberry resolves the field to that value, and the
-executor plans that user's reads first, as `Query.user` does (`schema.execution.reread_root`).
+executor plans that user's reads first, as `Query.user` does (`schema.execution.executor`).
 """
 
 from __future__ import annotations

@@ -4,11 +4,10 @@ for plain fields (imported only with tracing on: it needs the `otel` extra).
 strawberry's extension is field middleware whose `resolve` is a coroutine function: every
 field, a plain attribute read included, becomes a coroutine to await (about six times a
 plain field's cost) even though it gets no span. Here a field resolved by strawberry's
-default resolver is handed on as is, which also lets the compiled completion path
-(`schema.execution`) complete plain objects with tracing on. A User's fields are planned:
-read together by the plan, not resolved one by one, so they have no span of their own (the
-trace shows the root field's span and each DynamoDB call's). Every other field of ours gets
-strawberry's own span, as before. The operation's span is the current span while it
+default resolver is handed on as is, which also lets an operation's compiled form
+(`schema.execution`) answer it with tracing on. The compiled form resolves no field one by
+one (its reads go out together), so its trace is the operation's span and each DynamoDB
+call's. On graphql-core's path every other field of ours gets strawberry's own span. The operation's span is the current span while it
 executes, so that the plan's DynamoDB calls (sent by the loaders, outside any resolver) are
 its children, in the request's trace, over HTTP or in a subscription's re-read alike.
 """

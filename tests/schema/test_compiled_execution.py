@@ -1,13 +1,15 @@
-"""The compiled and planned path answers exactly as graphql-core's own: the same `data` (key
-order included) and the same `errors` (messages, paths, locations, extensions).
+"""The compiled operation answers exactly as graphql-core's own: the same `data` (key order
+included) and the same `errors` (messages, paths, locations, extensions).
 
 A differential property test generates selections over the real schema (aliases, named and
 inline fragments, `__typename`, `@include`/`@skip` on variables, arguments in and out of
 range, nested lists) and runs each against seeded users, one with attributes missing from
 its items, under both schemas, again from a warm coherent cache, where each answers
 synchronously (nothing awaited), and as a subscription's re-read (the document executed
-with the changed User as root value). `INSIGHT_FUZZ_EXAMPLES` sets how many (`make fuzz`); a small
-schema of its own then checks every surprise that sends an object back to graphql-core.
+with the changed User as root value). `INSIGHT_FUZZ_EXAMPLES` sets how many (`make fuzz`).
+Then: what the compiled form leaves to graphql-core (a refusal, an argument out of range, a
+failed read) is answered by it with no DynamoDB call made twice; what it declines; and a
+small schema of its own checks every value the completion leaves to graphql-core.
 """
 
 from __future__ import annotations
@@ -22,7 +24,16 @@ from typing import Any
 
 import pytest
 import strawberry
-from graphql import GraphQLObjectType, GraphQLSchema, get_named_type, is_object_type
+from graphql import (
+    FieldNode,
+    GraphQLObjectType,
+    GraphQLSchema,
+    OperationDefinitionNode,
+    get_named_type,
+    is_object_type,
+    parse,
+)
+from graphql.execution import VariableValues
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strawberry.extensions import SchemaExtension
@@ -37,8 +48,11 @@ from loaders.live.feed_watch import FeedWatch
 from loaders.tables import create_tables
 from schema.clock import FixedClock
 from schema.context import build_context
-from schema.execution.executor import CompiledExecutionContext, PassesPlainFields
-from schema.prepared import PreparedOperations, attach
+from schema.execution.completion import complete_plain
+from schema.execution.executor import PassesPlainFields
+from schema.execution.operation import compile_object
+from schema.prepared import PreparedOperations
+from schema.principal import Principal
 from schema.root import build_schema
 from schema.user import User
 from support.seed import user_items
@@ -72,8 +86,11 @@ class Remembering(Dynamo):
     resolvers, execution) runs as in a request."""
 
     answers: dict[str, dict[str, Any]]
+    #: Every call asked, answered by DynamoDB or remembered.
+    asked: int = 0
 
     async def call(self, operation: str, **params: Any) -> dict[str, Any]:
+        self.asked += 1
         key = json.dumps([operation, params], sort_keys=True)
         if key not in self.answers:
             self.answers[key] = await super().call(operation, **params)
@@ -231,8 +248,11 @@ async def test_generated_selections_answer_the_same(
     operation: tuple[str, dict[str, Any]], dynamo: Dynamo, cache: CoherentCache
 ) -> None:
     query, variables = operation
+    before = COUNTS.compiled + COUNTS.fell_back
     compiled, core = await both(query, variables, dynamo)
     assert compiled == core
+    # The compiled form ran (and answered, or left the answer to graphql-core).
+    assert COUNTS.compiled + COUNTS.fell_back > before
     # From a warm cache too, synchronously, by either path: the same bytes.
     assert await warm(query, variables, dynamo, cache) == (compiled, core)
 
@@ -262,12 +282,12 @@ async def test_generated_selections_reread_the_same(
     operation: tuple[str, dict[str, Any]], dynamo: Dynamo
 ) -> None:
     document, variables = operation
-    before = COUNTS.compiled + COUNTS.planned + COUNTS.fell_back
+    before = COUNTS.compiled + COUNTS.fell_back
     compiled, core = await both(document, variables, dynamo, reread_of="full-1")
     assert compiled == core
     assert '"userChanged": {' in compiled[0]
-    # The compiled executor answered the re-read (planned, compiled or fallen back).
-    assert COUNTS.compiled + COUNTS.planned + COUNTS.fell_back > before
+    # The compiled form ran the re-read (and answered, or left it to graphql-core).
+    assert COUNTS.compiled + COUNTS.fell_back > before
 
 
 async def test_the_full_user_is_compiled_and_answers_the_same(
@@ -276,17 +296,141 @@ async def test_the_full_user_is_compiled_and_answers_the_same(
     from schema.every_field import every_field
 
     query = f"query($ids: [ID!]!) {{ users(ids: $ids) {every_field(COMPILED._schema, 'User')} }}"
-    planned, fell_back = COUNTS.planned, COUNTS.fell_back
+    answered, fell_back = COUNTS.compiled, COUNTS.fell_back
     compiled, core = await both(query, {"ids": USER_IDS}, dynamo)
     assert compiled == core
     assert await warm(query, {"ids": USER_IDS}, dynamo, cache) == (compiled, core)
     assert '"recurringExpenses": [{"lastMine"' in compiled[0]
-    # Three requests by the compiled path (uncached, filling the cache, from it): each plans
-    # and completes all four users, the sparse one's missing attributes included.
-    assert (COUNTS.planned - planned, COUNTS.fell_back - fell_back) == (12, 0)
+    # Three requests answered by the compiled form (uncached, filling the cache, from it),
+    # all four users each, the sparse one's missing attributes included.
+    assert (COUNTS.compiled - answered, COUNTS.fell_back - fell_back) == (3, 0)
 
 
-# --- every surprise falls back -----------------------------------------------------------
+# --- what the compiled form leaves to graphql-core -------------------------------------
+
+FRONTEND_FULL = Principal(sub="full-1", roles=frozenset())
+
+#: Operations the compiled form runs and then leaves to graphql-core, each with its
+#: variables and caller: graphql-core answers with the error at its place.
+FALLBACKS: dict[str, tuple[str, dict[str, Any], Principal]] = {
+    "an id the caller may not read": (
+        "query($ids: [ID!]!) { users(ids: $ids) { id alert { alertSent } } }",
+        {"ids": ["full-1", "sparse-1"]},
+        FRONTEND_FULL,
+    ),
+    "an argument out of range": (
+        "query($ids: [ID!]!) { users(ids: $ids) { income { amount } savingsMonths(months: 14) "
+        "{ month } } }",
+        {"ids": USER_IDS},
+        DASHBOARD_USER,
+    ),
+    "a variable out of range": (
+        "query($ids: [ID!]!, $n: Int!) { users(ids: $ids) { cashAdvanceScores(limit: $n) "
+        "{ score } } }",
+        {"ids": USER_IDS, "n": 0},
+        DASHBOARD_USER,
+    ),
+    "an id over the key limit": (
+        "query($ids: [ID!]!) { users(ids: $ids) { id payday { nextDate } } }",
+        {"ids": ["full-1", "x" * 300]},
+        DASHBOARD_USER,
+    ),
+}
+
+
+async def answer_and_calls(
+    schema: Any, query: str, variables: dict[str, Any], dynamo: Dynamo, principal: Principal
+) -> tuple[tuple[str, list[dict[str, Any]]], int]:
+    """The answer, and how many DynamoDB calls the request asked for."""
+    assert isinstance(dynamo, Remembering)
+    asked = dynamo.asked
+    context = build_context(dynamo=dynamo, principal=principal, clock=FixedClock(NOW))
+    result = await schema.execute(query, variable_values=variables, context_value=context)
+    return answer(result), dynamo.asked - asked
+
+
+@pytest.mark.parametrize("case", sorted(FALLBACKS))
+async def test_what_the_compiled_form_leaves_is_graphql_cores_with_no_call_twice(
+    case: str, dynamo: Dynamo
+) -> None:
+    query, variables, principal = FALLBACKS[case]
+    fell_back, answered = COUNTS.fell_back, COUNTS.compiled
+    compiled = await answer_and_calls(COMPILED, query, variables, dynamo, principal)
+    assert (COUNTS.fell_back - fell_back, COUNTS.compiled - answered) == (1, 0)
+    core = await answer_and_calls(GRAPHQL_CORE, query, variables, dynamo, principal)
+    # The same answer, the error included, and the same DynamoDB calls: graphql-core's
+    # resolvers found the compiled form's plan and its settled loads.
+    assert compiled == core
+    assert compiled[0][1], "the case is an error"
+
+
+DECLINED = {
+    "introspection": "{ __schema { queryType { name } } }",
+    "an introspected type under a user": '{ user(id: "full-1") { id __typename } '
+    '__type(name: "User") { name } }',
+}
+
+
+@pytest.mark.parametrize("case", sorted(DECLINED))
+async def test_what_does_not_compile_is_graphql_cores(case: str, dynamo: Dynamo) -> None:
+    declined = COUNTS.declined
+    compiled = await answer_and_calls(COMPILED, DECLINED[case], {}, dynamo, DASHBOARD_USER)
+    assert COUNTS.declined - declined == 1
+    core = await answer_and_calls(GRAPHQL_CORE, DECLINED[case], {}, dynamo, DASHBOARD_USER)
+    assert compiled == core
+
+
+async def test_a_document_compiles_once_per_set_of_include_values(dynamo: Dynamo) -> None:
+    owner = PreparedOperations()
+    schema = build_schema(prepared=owner)
+    query = (
+        "query($ids: [ID!]!, $more: Boolean!) { users(ids: $ids) { id "
+        "alert @include(if: $more) { alertSent } } }"
+    )
+    compiles: list[Any] = []
+    for more in (True, False, True, False, True):
+        context = build_context(dynamo=dynamo, principal=DASHBOARD_USER, clock=FixedClock(NOW))
+        result = await schema.execute(
+            query, variable_values={"ids": ["full-1"], "more": more}, context_value=context
+        )
+        assert result.errors is None
+        assert ("alert" in result.data["users"][0]) is more  # type: ignore[index]
+        compiles.append(owner.completion.compiled)
+    assert compiles == [1, 2, 3, 4, 5]
+    prepared = next(iter(owner._entries.values()))
+    assert len(prepared._compiled) == 2
+
+
+# --- the middleware the compiled form runs under ---------------------------------------------
+
+
+class Untouching(SchemaExtension, PassesPlainFields):
+    """Field middleware that declares plain fields untouched."""
+
+    def resolve(self, _next: Any, root: Any, info: Any, *args: Any, **kwargs: Any) -> Any:
+        return _next(root, info, *args, **kwargs)
+
+
+class Touching(SchemaExtension):
+    def resolve(self, _next: Any, root: Any, info: Any, *args: Any, **kwargs: Any) -> Any:
+        return _next(root, info, *args, **kwargs)
+
+
+@pytest.mark.parametrize(("extension", "compiles"), [(Untouching, True), (Touching, False)])
+async def test_field_middleware_keeps_the_compiled_form_only_if_it_passes_plain_fields(
+    extension: type[SchemaExtension], compiles: bool, dynamo: Dynamo
+) -> None:
+    owner = PreparedOperations()
+    schema = build_schema([extension], prepared=owner)
+    query = 'query { user(id: "full-1") { id income { amount } } }'
+    result = await answer_and_calls(schema, query, {}, dynamo, DASHBOARD_USER)
+    assert result == await answer_and_calls(GRAPHQL_CORE, query, {}, dynamo, DASHBOARD_USER)
+    assert (owner.completion.compiled, owner.completion.declined) == (
+        (1, 0) if compiles else (0, 1)
+    )
+
+
+# --- each value the completion leaves to graphql-core -----------------------------------------
 
 
 @strawberry.type
@@ -337,22 +481,16 @@ CASES = {
     "not a list": holder(leaves=7),
     "exception as a value": holder(amount=ValueError("stored error")),
 }
-
-
-class Untouching(SchemaExtension, PassesPlainFields):
-    """Field middleware that declares plain fields untouched."""
-
-    def resolve(self, _next: Any, root: Any, info: Any, *args: Any, **kwargs: Any) -> Any:
-        return _next(root, info, *args, **kwargs)
-
-
-class Touching(SchemaExtension):
-    def resolve(self, _next: Any, root: Any, info: Any, *args: Any, **kwargs: Any) -> Any:
-        return _next(root, info, *args, **kwargs)
+HOLDER_QUERY = (
+    "{ holder { __typename amount leaf { name count tags day } "
+    "leaves { n: name ...on Leaf { count } } strict { name tags } } }"
+)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-async def test_each_surprise_answers_as_graphql_core(case: str) -> None:
+async def test_each_surprise_is_left_to_graphql_core(case: str) -> None:
+    """The completion gives graphql-core's `data` for a plain object, and refuses (so that the
+    operation falls back) any value graphql-core would answer with an error."""
     value = CASES[case]
 
     @strawberry.type
@@ -361,125 +499,28 @@ async def test_each_surprise_answers_as_graphql_core(case: str) -> None:
         def holder(self) -> Holder:
             return value  # type: ignore[no-any-return]
 
-    query = (
-        "{ holder { __typename amount leaf { name count tags day } "
-        "leaves { n: name ...on Leaf { count } } strict { name tags } } }"
+    schema = strawberry.Schema(query=Query)
+    document = parse(HOLDER_QUERY)
+    [operation] = document.definitions
+    assert isinstance(operation, OperationDefinitionNode)
+    [node] = operation.selection_set.selections
+    assert isinstance(node, FieldNode)
+    holder_type = schema._schema.get_type("Holder")
+    assert isinstance(holder_type, GraphQLObjectType)
+    fields, planned = compile_object(
+        schema._schema, holder_type, [node], {}, VariableValues({}, {})
     )
-    compiled, fell_back = COUNTS.compiled, COUNTS.fell_back
-    results = await on_both_paths(Query, query)
-    assert results[0] == results[1]
+    assert planned == []
+    reference = await schema.execute(HOLDER_QUERY)
     if case == "plain":
-        # Holder, its leaf, two of its list items: one loop each, nothing fell back.
-        assert (COUNTS.compiled - compiled, COUNTS.fell_back) == (1, fell_back)
+        assert reference.errors is None
+        assert reference.data is not None
+        assert json.dumps(complete_plain(fields, value)) == json.dumps(reference.data["holder"])
     else:
-        assert results[0][1], "the case is an error"
-        assert COUNTS.fell_back > fell_back
-
-
-async def on_both_paths(query_type: type, query: str) -> list[Any]:
-    """The answers of the compiled path and of graphql-core's, in that order."""
-    results = []
-    for executor in (CompiledExecutionContext, None):
-        schema = strawberry.Schema(query=query_type, execution_context_class=executor)
-        attach(schema._schema, OWNER)
-        results.append(answer(await schema.execute(query)))
-    return results
-
-
-LIST_SURPRISES = {
-    "plain": [holder(), holder()],
-    "null item": [holder(), None],
-    "an item that falls back": [holder(), CASES["null in a non-null field"]],
-    "exception as an item": [holder(), ValueError("stored error")],
-    "a tuple": (holder(),),
-}
-
-
-@pytest.mark.parametrize("case", sorted(LIST_SURPRISES))
-@pytest.mark.parametrize("strict", [True, False])
-async def test_a_resolvers_list_of_objects_answers_as_graphql_core(case: str, strict: bool) -> None:
-    """A resolver's list of plain objects completes in one loop; any surprise in it sends
-    the whole list to graphql-core's path, item by item."""
-    values = LIST_SURPRISES[case]
-
-    @strawberry.type
-    class Query:
-        @strawberry.field
-        async def holders(self) -> list[Holder | None]:
-            return values  # type: ignore[return-value]
-
-        @strawberry.field
-        async def strict_holders(self) -> list[Holder]:
-            return values  # type: ignore[return-value]
-
-    field = "strictHolders" if strict else "holders"
-    query = (
-        f"{{ {field} {{ __typename amount leaf {{ name count tags day }} strict {{ name }} }} }}"
-    )
-    compiled, fell_back = COUNTS.compiled, COUNTS.fell_back
-    results = await on_both_paths(Query, query)
-    assert results[0] == results[1]
-    if case in ("plain", "a tuple") or (case == "null item" and not strict):
-        assert not results[0][1]
-        assert COUNTS.compiled - compiled == len(values)
-        assert COUNTS.fell_back == fell_back
-    else:
-        assert COUNTS.fell_back > fell_back
-
-
-@pytest.mark.parametrize(("extension", "compiles"), [(Untouching, True), (Touching, False)])
-async def test_field_middleware_keeps_the_compiled_path_only_if_it_passes_plain_fields(
-    extension: type[SchemaExtension], compiles: bool
-) -> None:
-    @strawberry.type
-    class Query:
-        @strawberry.field
-        def holder(self) -> Holder:
-            return holder()  # type: ignore[no-any-return]
-
-    schema = strawberry.Schema(
-        query=Query, extensions=[extension], execution_context_class=CompiledExecutionContext
-    )
-    attach(schema._schema, OWNER)
-    before = COUNTS.compiled
-    result = await schema.execute("{ holder { amount leaf { name } } }")
-    assert result.data == {"holder": {"amount": "1.50", "leaf": {"name": "a"}}}
-    assert (COUNTS.compiled > before) is compiles
-
-
-@strawberry.federation.type(keys=["name"])
-class Entity:
-    name: str
-    leaf: Leaf | None
-
-    @classmethod
-    def resolve_reference(cls, name: str) -> Entity:
-        return cls(name=name, leaf=holder().leaf)
-
-
-@strawberry.type
-class FederatedQuery:
-    @strawberry.field
-    def entity(self) -> Entity:
-        return Entity.resolve_reference("e")
-
-
-async def test_a_federation_schema_takes_the_same_executor() -> None:
-    query = (
-        '{ entity { name leaf { tags } } _entities(representations: [{__typename: "Entity", '
-        'name: "f"}]) { ... on Entity { name leaf { name day } } } _service { sdl } }'
-    )
-    answers = []
-    before = COUNTS.compiled
-    for executor in (CompiledExecutionContext, None):
-        schema = strawberry.federation.Schema(
-            query=FederatedQuery, execution_context_class=executor
-        )
-        attach(schema._schema, OWNER)
-        answers.append(answer(await schema.execute(query)))
-    assert answers[0] == answers[1]
-    assert answers[0][1] == []
-    assert COUNTS.compiled - before >= 2  # entity (its leaf inside), _service
+        assert reference.errors, "the case is an error"
+        # Unplain, or the read's own error (a missing attribute, a value that does not coerce).
+        with pytest.raises(Exception):  # noqa: B017, PT011
+            complete_plain(fields, value)
 
 
 # --- the built-in scalars' outputs ---------------------------------------------------------

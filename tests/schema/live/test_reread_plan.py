@@ -1,4 +1,4 @@
-"""A re-read's root user is planned by the executor (schema/execution/reread_root.py), not by
+"""A re-read's root user is planned by the executor (schema/execution/executor.py), not by
 a resolver of ours put in strawberry's place: the schema's subscription fields keep
 strawberry's own resolvers, and a re-read still reads the user's partition with one Query
 when its selection makes that cheaper than point reads, by either executor, in the gateway's
@@ -19,7 +19,7 @@ from gateway.settings import Settings
 from loaders.dynamodb import Dynamo, FinishedCall
 from schema.clock import FixedClock
 from schema.context import Context, build_context
-from schema.execution.reread_root import RereadExecutionContext, as_field_class
+from schema.execution.executor import ReferenceExecutionContext, as_field_class
 from schema.federation import UserEntity
 from schema.field_reads import UndeclaredRead
 from schema.live import GroupKey, LiveHub
@@ -135,7 +135,7 @@ async def test_a_plan_that_fails_is_the_root_fields_error(
     schema = strawberry.Schema(
         query=UndeclaredQuery,
         subscription=UndeclaredSubscription,
-        execution_context_class=RereadExecutionContext,
+        execution_context_class=ReferenceExecutionContext,
     )
     calls: list[FinishedCall] = []
     dynamo.observers.append(calls.append)
