@@ -22,8 +22,8 @@ from gateway.idempotency import OUTCOMES, Idempotency
 from gateway.live.feed_wiring import open_live_data
 from gateway.live.hub_wiring import open_subscriptions
 from gateway.observability.cache_metrics import CacheMetrics
-from gateway.observability.execution_metrics import ExecutionMetrics
 from gateway.observability.dynamodb_failures import FailureLog
+from gateway.observability.execution_metrics import ExecutionMetrics
 from gateway.observability.field_usage import FieldUsage
 from gateway.observability.health import ReadinessMemory, healthz, readyz
 from gateway.observability.logs import AccessLog

@@ -7,9 +7,10 @@ plain field's cost) even though it gets no span. Here a field resolved by strawb
 default resolver is handed on as is, which also lets an operation's compiled form
 (`schema.execution`) answer it with tracing on. The compiled form resolves no field one by
 one (its reads go out together), so its trace is the operation's span and each DynamoDB
-call's. On graphql-core's path every other field of ours gets strawberry's own span. The operation's span is the current span while it
-executes, so that the plan's DynamoDB calls (sent by the loaders, outside any resolver) are
-its children, in the request's trace, over HTTP or in a subscription's re-read alike.
+call's. On graphql-core's path every other field of ours gets strawberry's own span. The
+operation's span is the current span while it executes, so that the plan's DynamoDB calls
+(sent by the loaders, outside any resolver) are its children, in the request's trace, over
+HTTP or in a subscription's re-read alike.
 """
 
 from __future__ import annotations
