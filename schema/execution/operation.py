@@ -53,14 +53,9 @@ from loaders.errors import BadUserInput
 from schema.access_plan import UserField, plan_partitions, user_fields
 from schema.arguments import check_id_count, check_user_id
 from schema.context import Context
-from schema.execution.completion import Compiled, PlannedRead, Unplain, complete_plain
-from schema.execution.plan import (
-    COLLECTION_DIRECTIVES,
-    STRAWBERRY_DEFINITION,
-    TYPENAME,
-    compile_level,
-)
-from schema.execution.planned import ask, loads_of, outcome, settle
+from schema.execution.generated import Completion, Selection, Unplain, generate
+from schema.execution.plan import COLLECTION_DIRECTIVES, STRAWBERRY_DEFINITION, compile_level
+from schema.execution.planned import PlannedRead, ask, loads_of, outcome, settle
 from schema.user import User
 
 __all__ = [
@@ -135,7 +130,7 @@ class RootField:
     node: FieldNode
     field_def: GraphQLField | None
     #: The User selection: its completion, its planned fields in order, its access plan.
-    user: Compiled = ()
+    user: Completion | None = None
     planned: tuple[PlannedField, ...] = ()
     user_fields: tuple[UserField, ...] = ()
     type_name: str = ""
@@ -206,8 +201,9 @@ class CompiledOperation:
                 if root_users is None:
                     data[root.response_name] = root.type_name
                     continue
+                complete = root.user.complete  # type: ignore[union-attr]
                 completed = [
-                    complete_plain(root.user, user, _settled(user_answers, awaited))
+                    complete(user, _settled(user_answers, awaited))
                     for user, user_answers in zip(root_users, root_answers, strict=True)
                 ]
                 data[root.response_name] = completed if root.answers == MANY else completed[0]
@@ -316,14 +312,14 @@ def _compile(
             or getattr(definition, "origin", None) is not User
         ):
             raise Declined
-        user, planned = compile_object(schema, user_type, nodes, fragments, variables)
+        selection, planned = compile_object(schema, user_type, nodes, fragments, variables)
         roots.append(
             RootField(
                 response_name,
                 answers,
                 nodes[0],
                 None if name == "viewer" or reread else field_def,
-                user,
+                generate(selection),
                 tuple(planned),
                 tuple(f for node in nodes for f in user_fields(node.selection_set, fragments)),
             )
@@ -337,16 +333,16 @@ def compile_object(
     nodes: Sequence[FieldNode],
     fragments: Mapping[str, FragmentDefinitionNode],
     variables: VariableValues,
-) -> tuple[Compiled, list[PlannedField]]:
-    """One object's completion under `nodes` (merged), and its planned fields in order."""
+) -> tuple[Selection, list[PlannedField]]:
+    """One object's selection under `nodes` (merged), and its planned fields in order."""
     grouped = _collect(object_type, [node.selection_set for node in nodes], fragments, variables)
     level = compile_level(schema, object_type, list(grouped.items()))
     if level is None:
         raise Declined
-    compiled = []
+    fields = []
     planned = []
     for field in level:
-        nested: Compiled | None = None
+        nested: Selection | None = None
         if field.object_type is not None:
             nested, inner = compile_object(
                 schema, field.object_type, grouped[field.response_name], fragments, variables
@@ -359,19 +355,8 @@ def compile_object(
             if field_def is None:
                 raise Declined
             planned.append(planned_field(field.planned, field_def, node))
-        compiled.append(
-            (
-                field.response_name,
-                field.kind,
-                field.read,
-                field.name if field.kind == TYPENAME else field.coerce,
-                field.non_null,
-                field.items_non_null,
-                nested,
-                field.planned is not None,
-            )
-        )
-    return tuple(compiled), planned
+        fields.append((field, nested))
+    return Selection(object_type.name, tuple(fields)), planned
 
 
 def _collect(

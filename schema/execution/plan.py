@@ -13,19 +13,17 @@ is a plain function (not a coroutine function, no field extension or permission,
 or `parent` parameter) and its arguments are built-in scalars. The executor binds its
 arguments once per request (`PlainField.planned`) and calls the resolver itself for every
 object before anything is awaited: every read of the request is then asked for before the
-one wait (`schema.execution.executor`).
+one wait (`schema.execution.operation`).
 
 One level of a plan (`Level`) depends only on the object type and the field nodes merged
-under each response name, so it is remembered by the request's prepared operation, keyed
-by the identity of those nodes (see `schema.prepared`). Which nodes are merged, and so the nested
-levels, may depend on the request's variables (`@include(if: $v)`): nested plans are put
-together per request from their remembered levels.
+under each response name; the compiled operation (`schema.execution.operation`) puts the
+levels of its selection together once per document and set of `@include`/`@skip` values.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import isfinite
 from operator import attrgetter
 from typing import Any, TypeAlias
@@ -70,9 +68,10 @@ STRAWBERRY_DEFINITION = "strawberry-definition"
 class PlainField:
     """One response name of a plain object.
 
-    `read` gets the value from the source (the default resolver's attribute read);
-    `coerce` is the leaf type's output coercion (of the items, for a list); `name` is
-    the object type's name for `__typename`. `non_null` is the field's `!`, `items_non_null`
+    `read` gets the value from the source (the default resolver's attribute read), and
+    `attribute` names the attribute when that read is `getattr`'s; `coerce` is the leaf
+    type's output coercion (of the items, for a list); `name` is the object type's name for
+    `__typename`. `non_null` is the field's `!`, `items_non_null`
     its list items'. `object_type` is the nested object type, if any. `planned` is a planned
     field's strawberry field: its `read` is bound per request, from its arguments."""
 
@@ -85,21 +84,11 @@ class PlainField:
     items_non_null: bool = False
     object_type: GraphQLObjectType | None = None
     planned: StrawberryField | None = None
+    attribute: str | None = None
 
 
 #: One level of a plan: the object's plain fields in response order.
 Level: TypeAlias = tuple[PlainField, ...]
-
-
-def level_key(
-    object_type: GraphQLObjectType, grouped: Iterable[tuple[str, Iterable[FieldNode]]]
-) -> tuple[object, ...]:
-    """The key of one level: the type, then each response name's nodes by identity (`None`
-    is remembered too, as "not plain")."""
-    return (
-        object_type,
-        *((name, *map(id, nodes)) for name, nodes in grouped),
-    )
 
 
 def compile_level(
@@ -147,7 +136,10 @@ def _plain_field(
     read = _reader(definition, field_def.resolve)
     if read is None:
         return None
-    return _typed(response_name, read, field_def.type)
+    typed = _typed(response_name, read, field_def.type)
+    if typed is not None and isinstance(read, attrgetter):
+        typed = replace(typed, attribute=definition.python_name)  # type: ignore[union-attr]
+    return typed
 
 
 #: The argument types a planned field may take: what GraphQL's built-in scalars give as is.

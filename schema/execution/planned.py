@@ -5,15 +5,17 @@ once together (`loads_of`), and each answer is then settled synchronously (`sett
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeAlias
 
 from graphql.pyutils import is_awaitable
 
 from loaders.answers import Later
-from schema.execution.completion import Compiled, PlannedRead
 
-__all__ = ["ask", "loads_of", "outcome", "planned_reads", "settle"]
+__all__ = ["PlannedRead", "ask", "loads_of", "outcome", "settle"]
+
+#: A planned field's read for this request: its resolver with its arguments bound.
+PlannedRead: TypeAlias = Callable[[Any], Any]
 
 
 def ask(reads: Sequence[PlannedRead], source: Any) -> list[Any]:
@@ -57,11 +59,6 @@ def settle(answers: list[Any], awaited: dict[int, Any]) -> list[Any]:
         else:
             settled.append(answer)
     return settled
-
-
-def planned_reads(fields: Compiled) -> tuple[PlannedRead, ...]:
-    """The planned fields' reads of a compiled object, in order (none for a plain one)."""
-    return tuple(field[2] for field in fields if field[7])
 
 
 def outcome(load: asyncio.Future[Any]) -> Any:

@@ -48,8 +48,8 @@ from loaders.live.feed_watch import FeedWatch
 from loaders.tables import create_tables
 from schema.clock import FixedClock
 from schema.context import build_context
-from schema.execution.completion import complete_plain
 from schema.execution.executor import PassesPlainFields
+from schema.execution.generated import generate
 from schema.execution.operation import compile_object
 from schema.prepared import PreparedOperations
 from schema.principal import Principal
@@ -507,20 +507,21 @@ async def test_each_surprise_is_left_to_graphql_core(case: str) -> None:
     assert isinstance(node, FieldNode)
     holder_type = schema._schema.get_type("Holder")
     assert isinstance(holder_type, GraphQLObjectType)
-    fields, planned = compile_object(
+    selection, planned = compile_object(
         schema._schema, holder_type, [node], {}, VariableValues({}, {})
     )
     assert planned == []
+    complete = generate(selection).complete
     reference = await schema.execute(HOLDER_QUERY)
     if case == "plain":
         assert reference.errors is None
         assert reference.data is not None
-        assert json.dumps(complete_plain(fields, value)) == json.dumps(reference.data["holder"])
+        assert json.dumps(complete(value, None)) == json.dumps(reference.data["holder"])
     else:
         assert reference.errors, "the case is an error"
         # Unplain, or the read's own error (a missing attribute, a value that does not coerce).
         with pytest.raises(Exception):  # noqa: B017, PT011
-            complete_plain(fields, value)
+            complete(value, None)
 
 
 # --- the built-in scalars' outputs ---------------------------------------------------------

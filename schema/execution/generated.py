@@ -1,0 +1,157 @@
+"""The completion of one object's selection as a Python function written for it, as
+graphql-jit writes JavaScript for a query (and attrs and dataclasses write `__init__`): each
+field read by its attribute, checked and coerced in straight-line code, nested objects and
+lists by their own functions. It gives graphql-core's `data` for the object, in the same key
+order, or raises (`Unplain`, or the coercion's own error) wherever graphql-core would answer
+with an error: a null in a non-null field or list item, a value that does not coerce, an
+exception or an awaitable as a value, a list that is not a list or tuple. The compiled
+operation then leaves the answer to graphql-core (`schema.execution.operation`).
+
+Planned fields (a User's) take their values from `answers`, in order; `source` is read for
+the plain ones. The functions' text is kept (`Completion.source`): `insight-gateway explain`
+prints it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from types import GeneratorType
+from typing import Any
+
+from graphql import Undefined
+from graphql.pyutils import is_awaitable
+
+from schema.execution.plan import LEAF, LEAF_LIST, OBJECT, TYPENAME, PlainField
+
+__all__ = ["Completion", "Unplain", "generate"]
+
+
+class Unplain(Exception):
+    """A value the compiled operation leaves to graphql-core."""
+
+
+#: Value types known to be neither awaitable nor exceptions (found once per type).
+PLAIN_TYPES: set[type] = {str, int, float, bool}
+
+
+def check_plain(value: Any) -> None:
+    """Raise Unplain for a value graphql-core would await or raise; else remember its type
+    (generators are awaitable per object, so their type is never remembered)."""
+    if isinstance(value, BaseException) or is_awaitable(value):
+        raise Unplain
+    if not isinstance(value, GeneratorType):
+        PLAIN_TYPES.add(type(value))
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """One object's fields to generate a function for: its type's name, and each field with
+    its nested object's level, if any."""
+
+    type_name: str
+    fields: tuple[tuple[PlainField, Selection | None], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """The generated function of a top level (`complete(source, answers)`) and its text."""
+
+    complete: Callable[[Any, Sequence[Any] | None], dict[str, Any]]
+    source: str
+
+
+def generate(level: Selection) -> Completion:
+    """The functions completing `level` and every level under it."""
+    writer = _Writer()
+    name = writer.function(level, top=True)
+    namespace: dict[str, Any] = {
+        "Unplain": Unplain,
+        "Undefined": Undefined,
+        "PLAIN_TYPES": PLAIN_TYPES,
+        "check_plain": check_plain,
+        **writer.values,
+    }
+    source = "\n\n".join(writer.functions)
+    exec(compile(source, f"<completion of {level.type_name}>", "exec"), namespace)
+    return Completion(namespace[name], source)
+
+
+class _Writer:
+    def __init__(self) -> None:
+        self.functions: list[str] = []
+        self.values: dict[str, Any] = {}
+
+    def value(self, prefix: str, value: Any) -> str:
+        """A name in the functions' namespace for `value` (a coercion, a read)."""
+        name = f"{prefix}_{len(self.values)}"
+        self.values[name] = value
+        return name
+
+    def function(self, level: Selection, *, top: bool = False) -> str:
+        name = f"complete_{level.type_name}_{len(self.functions)}"
+        self.functions.append("")  # its place: nested functions come after it
+        index = len(self.functions) - 1
+        lines = [f"def {name}(source, answers=None):" if top else f"def {name}(source):"]
+        lines.append("    out = {}")
+        planned = 0
+        for field, nested in level.fields:
+            key = repr(field.response_name)
+            if field.kind == TYPENAME:
+                lines.append(f"    out[{key}] = {field.name!r}")
+                continue
+            if field.planned is not None:
+                lines.append(f"    value = answers[{planned}]")
+                planned += 1
+            elif field.attribute is not None:
+                lines.append(f"    value = source.{field.attribute}")
+            else:
+                lines.append(f"    value = {self.value('read', field.read)}(source)")
+            lines.append("    if value is None or value is Undefined:")
+            lines.append(
+                "        raise Unplain" if field.non_null else f"        out[{key}] = None"
+            )
+            lines.append("    else:")
+            lines.extend("        " + line for line in self._value(field, nested, key))
+        lines.append("    return out")
+        self.functions[index] = "\n".join(lines)
+        return name
+
+    def _value(self, field: PlainField, nested: Selection | None, key: str) -> list[str]:
+        """The lines completing a non-null `value` into `out[key]`."""
+        lines = ["if type(value) not in PLAIN_TYPES:", "    check_plain(value)"]
+        if field.kind == OBJECT:
+            return [*lines, f"out[{key}] = {self._one(field, nested, 'value')}"]
+        if field.kind == LEAF:
+            return [
+                *lines,
+                f"done = {self._one(field, nested, 'value')}",
+                "if done is None or done is Undefined:",
+                "    raise Unplain",
+                f"out[{key}] = done",
+            ]
+        lines += [
+            "if type(value) is not list and type(value) is not tuple:",
+            "    raise Unplain",
+            "items = []",
+            "for item in value:",
+            "    if item is None or item is Undefined:",
+        ]
+        if field.items_non_null:
+            lines.append("        raise Unplain")
+        else:
+            lines += ["        items.append(None)", "        continue"]
+        lines += [
+            "    if type(item) not in PLAIN_TYPES:",
+            "        check_plain(item)",
+            f"    done = {self._one(field, nested, 'item')}",
+        ]
+        if field.kind == LEAF_LIST:
+            lines += ["    if done is None or done is Undefined:", "        raise Unplain"]
+        return [*lines, "    items.append(done)", f"out[{key}] = items"]
+
+    def _one(self, field: PlainField, nested: Selection | None, value: str) -> str:
+        """The expression completing one non-null `value` (an item, for a list)."""
+        if nested is not None:
+            return f"{self.function(nested)}({value})"
+        return f"{self.value('coerce', field.coerce)}({value})"
