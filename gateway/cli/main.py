@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from gateway.auth.token_command import add_token_command
 from gateway.cli.admin import AdminError, create_local_tables, seed_local_demo
 from gateway.cli.documents import add_documents_command
+from gateway.cli.explain import add_explain_command
 from gateway.cli.schema_check import add_check_command
 from gateway.cli.sdl import entry_points_first
 from gateway.cli.serve import run_serve
@@ -96,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     seed.set_defaults(run=run_seed_demo)
     add_token_command(commands.add_parser)
     add_documents_command(commands.add_parser)
+    add_explain_command(commands)
     add_usage_command(commands)
     return parser
 

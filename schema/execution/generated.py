@@ -154,4 +154,6 @@ class _Writer:
         """The expression completing one non-null `value` (an item, for a list)."""
         if nested is not None:
             return f"{self.function(nested)}({value})"
-        return f"{self.value('coerce', field.coerce)}({value})"
+        # Named for the coercion (`_string`, `decimal`, `instant`...), to read as it does.
+        name = getattr(field.coerce, "__name__", "coerce").strip("_")
+        return f"{self.value(name, field.coerce)}({value})"

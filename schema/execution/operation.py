@@ -63,6 +63,7 @@ __all__ = [
     "PlannedInfo",
     "compile_object",
     "compile_operation",
+    "compiled_or_why",
     "switches_of",
 ]
 
@@ -114,7 +115,7 @@ def planned_field(
     resolver = definition.base_resolver
     function = None if resolver is None else resolver.wrapped_func
     if resolver is None or isinstance(function, (staticmethod, classmethod)) or function is None:
-        raise Declined
+        raise Declined(f"{node.name.value}: not a plain function resolver")
     names = {
         name: argument.extensions[STRAWBERRY_DEFINITION].python_name
         for name, argument in field_def.args.items()
@@ -274,10 +275,21 @@ def compile_operation(
     variables: VariableValues,
 ) -> CompiledOperation | None:
     """The operation compiled for these `@include`/`@skip` values, or None if it declines."""
+    compiled = compiled_or_why(schema, operation, fragments, variables)
+    return compiled if isinstance(compiled, CompiledOperation) else None
+
+
+def compiled_or_why(
+    schema: GraphQLSchema,
+    operation: OperationDefinitionNode,
+    fragments: Mapping[str, FragmentDefinitionNode],
+    variables: VariableValues,
+) -> CompiledOperation | str:
+    """The compiled operation, or what makes it decline (`insight-gateway explain`)."""
     try:
         return _compile(schema, operation, fragments, variables)
-    except Declined:
-        return None
+    except Declined as declined:
+        return str(declined)
 
 
 def _compile(
@@ -288,13 +300,13 @@ def _compile(
 ) -> CompiledOperation:
     reread = operation.operation == OperationType.SUBSCRIPTION
     if operation.operation == OperationType.MUTATION:
-        raise Declined
+        raise Declined("a mutation")
     root_type = schema.get_root_type(operation.operation)
     if root_type is None:
-        raise Declined
+        raise Declined(f"no {operation.operation.value} type")
     grouped = _collect(root_type, [operation.selection_set], fragments, variables)
     if reread and len(grouped) != 1:
-        raise Declined
+        raise Declined("a subscription without one root field")
     roots = []
     for response_name, nodes in grouped.items():
         name = nodes[0].name.value
@@ -304,14 +316,14 @@ def _compile(
         field_def = root_type.fields.get(name)
         answers = ONE if reread else QUERY_ROOTS.get(name)
         if field_def is None or answers is None:
-            raise Declined
+            raise Declined(f"the root field {name}")
         user_type = schema.get_type("User")
         definition = user_type.extensions.get(STRAWBERRY_DEFINITION) if user_type else None
         if (
             not isinstance(user_type, GraphQLObjectType)
             or getattr(definition, "origin", None) is not User
         ):
-            raise Declined
+            raise Declined("a schema whose User is not the gateway's")
         selection, planned = compile_object(schema, user_type, nodes, fragments, variables)
         roots.append(
             RootField(
@@ -338,7 +350,12 @@ def compile_object(
     grouped = _collect(object_type, [node.selection_set for node in nodes], fragments, variables)
     level = compile_level(schema, object_type, list(grouped.items()))
     if level is None:
-        raise Declined
+        names = [
+            f"{object_type.name}.{nodes[0].name.value}"
+            for name, nodes in grouped.items()
+            if compile_level(schema, object_type, [(name, nodes)]) is None
+        ]
+        raise Declined(f"a field it does not compile: {', '.join(names)}")
     fields = []
     planned = []
     for field in level:
@@ -348,12 +365,12 @@ def compile_object(
                 schema, field.object_type, grouped[field.response_name], fragments, variables
             )
             if inner:  # planned reads below the top level are not planned together
-                raise Declined
+                raise Declined(f"planned reads under {field.object_type.name}")
         if field.planned is not None:
             node = grouped[field.response_name][0]
             field_def = schema.get_field(object_type, node.name.value)
             if field_def is None:
-                raise Declined
+                raise Declined(f"{object_type.name}.{node.name.value}: not in the schema")
             planned.append(planned_field(field.planned, field_def, node))
         fields.append((field, nested))
     return Selection(object_type.name, tuple(fields)), planned
@@ -384,13 +401,13 @@ def _collect(
                 name = selection.name.value
                 fragment = fragments.get(name)
                 if fragment is None or selection.arguments:
-                    raise Declined
+                    raise Declined(f"the fragment {name}: unknown, or given arguments")
                 if name in visited:
                     continue
                 visited.add(name)
                 _same_type(fragment.type_condition, object_type)
                 if fragment.directives:
-                    raise Declined
+                    raise Declined(f"the fragment {name}: directives on its definition")
                 visit(fragment.selection_set)
 
     for selection_set in selection_sets:
@@ -400,15 +417,16 @@ def _collect(
 
 def _same_type(condition: Any, object_type: GraphQLObjectType) -> None:
     if condition is not None and condition.name.value != object_type.name:
-        raise Declined
+        raise Declined(f"a fragment on {condition.name.value} under {object_type.name}")
 
 
 def _included(selection: Any, variables: VariableValues) -> bool:
     directives = selection.directives or ()
     if not directives:
         return True
-    if any(d.name.value not in COLLECTION_DIRECTIVES for d in directives):
-        raise Declined
+    unknown = [d.name.value for d in directives if d.name.value not in COLLECTION_DIRECTIVES]
+    if unknown:
+        raise Declined(f"the directive @{unknown[0]}")
     skip = get_directive_values(GraphQLSkipDirective, selection, variables)
     if skip is not None and skip["if"] is True:
         return False
