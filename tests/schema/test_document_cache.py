@@ -5,11 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from graphql import parse as parse_document
 from strawberry.extensions.parser_cache import _get_parse_cache
 
 from gateway.settings import Settings
 from schema.extensions import query_limits
-from schema.extensions.document_cache import DOCUMENT_CACHE_SIZE, cached_validate_document
+from schema.extensions.document_cache import (
+    DOCUMENT_CACHE_SIZE,
+    ValidatedDocuments,
+    cached_validate_document,
+)
 from schema.prepared import PreparedOperations
 from schema.root import build_schema
 from tests.schema.conftest import Execute
@@ -17,18 +22,32 @@ from tests.schema.conftest import Execute
 
 async def test_a_repeated_query_is_parsed_and_validated_once(execute: Execute) -> None:
     query = '{ user(id: "cache-1") { id } }'
-    # The lru_cache-wrapped functions the extensions share across requests.
+    # The caches the extensions share across requests: strawberry's lru_cache by text, and
+    # the validations by the parsed document's identity.
     parse: Any = _get_parse_cache(DOCUMENT_CACHE_SIZE)
-    validate: Any = cached_validate_document
-    before = parse.cache_info(), validate.cache_info()
+    validate = cached_validate_document
+    before = parse.cache_info(), (validate.misses, validate.hits)
     for _ in range(3):
         result = await execute(query)
         assert result.errors is None
-    after = parse.cache_info(), validate.cache_info()
+    after = parse.cache_info(), (validate.misses, validate.hits)
     assert after[0].misses - before[0].misses == 1
     assert after[0].hits - before[0].hits == 2
-    assert after[1].misses - before[1].misses == 1
-    assert after[1].hits - before[1].hits == 2
+    assert (after[1][0] - before[1][0], after[1][1] - before[1][1]) == (1, 2)
+
+
+def test_validation_is_remembered_per_document_identity_and_bounded() -> None:
+    schema = build_schema()._schema
+    validated = ValidatedDocuments(maxsize=2)
+    first, same_text = parse_document("{ viewer { id } }"), parse_document("{ viewer { id } }")
+    assert validated(schema, first, ()) == []
+    assert validated(schema, first, ()) == []
+    # An equal document parsed again is validated again: identity, not value.
+    assert validated(schema, same_text, ()) == []
+    assert (validated.misses, validated.hits) == (2, 1)
+    validated(schema, parse_document("{ __typename }"), ())
+    assert validated(schema, first, ()) == []  # evicted: the least recently used
+    assert validated.misses == 4
 
 
 async def test_an_invalid_query_stays_invalid_from_the_cache(execute: Execute) -> None:
