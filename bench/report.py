@@ -22,6 +22,8 @@ PAGE_END = "<!-- end of the bench rows -->"
 DELAY_MS = 20
 #: The fair floor (bench/answered.py): the direct reads, decoded, ruled and written as JSON.
 ANSWERED = "direct, answered"
+#: The floor of any request (bench/server.py): the same token verified, the same bytes written.
+FLOOR = "trivial, floor"
 
 
 @dataclass
@@ -170,11 +172,56 @@ def targets(rows: list[Row], throughput: list[Throughput]) -> list[dict[str, Any
         ),
         ("uncached CPU per user at 100 users vs direct (issue 21)", per_user_100, 1.6, False),
         *_answered_checks(find, delayed_p50, tracing, cached_100),
+        *_compiled_checks(find, delayed_p50),
         *_throughput_checks(throughput),
         (f"calls for 100 users vs {formula}", (hundred.calls or 0) / formula, 1.0, False),
         ("round trips for 100 users vs 1", float(hundred.round_trips or 0), 1.0, False),
     ]
     return _checked(checks)
+
+
+def _compiled_checks(
+    find: Callable[[str, int], Row], delayed_p50: float
+) -> list[tuple[str, float, float, bool]]:
+    """Issue 44's targets (compiled operations): against the floor that answers, from a warm
+    cache, and the per-request cost outside execution against `trivial, floor`."""
+
+    def against_answered(name: str, users: int) -> float:
+        return find(name, users).cpu_ms / find(ANSWERED, users).cpu_ms
+
+    return [
+        (
+            f"one full User, CPU vs {ANSWERED} (issue 44)",
+            against_answered("gateway", 1),
+            1.2,
+            False,
+        ),
+        (f"100 users, CPU vs {ANSWERED} (issue 44)", against_answered("gateway", 100), 0.8, False),
+        (
+            f"cached, one user, CPU vs {ANSWERED} (issue 44)",
+            against_answered("gateway, cached", 1),
+            0.5,
+            False,
+        ),
+        (
+            "cached CPU per user at 100 users vs direct (issue 44)",
+            find("gateway, cached", 100).cpu_ms / find("direct", 100).cpu_ms,
+            0.25,
+            False,
+        ),
+        (
+            f"full-User p50 +{DELAY_MS}ms vs direct +{DELAY_MS}ms (issue 44)",
+            delayed_p50,
+            1.1,
+            False,
+        ),
+        (
+            f"{{ __typename }} CPU vs {FLOOR} (issue 44)",
+            find("trivial via /graphql", 0).cpu_ms / find(FLOOR, 0).cpu_ms,
+            1.5,
+            False,
+        ),
+    ]
 
 
 def _answered_checks(

@@ -1,6 +1,9 @@
 """The benchmark's server: the gateway's own app, plus two endpoints on the same process
 for comparison: `/bench/naive` (the gateway's schema over naive per-field reads) and
-`/bench/trivial` (a one-field strawberry schema: strawberry's own floor).
+`/bench/trivial` (a one-field strawberry schema: strawberry's own floor) and `/bench/floor`
+(`trivial, floor`: a bare starlette endpoint that verifies the same bearer token as the
+gateway and writes the bytes the gateway answers `{ __typename }` with: what any endpoint of
+this process pays per request).
 
 Run by uvicorn as a factory: `uvicorn --factory bench.server:create_bench_app`.
 `BENCH_PLAN=prefix` turns the single-table collection off and `BENCH_PLAN=collection`
@@ -25,11 +28,12 @@ from strawberry.asgi import GraphQL
 from bench.feed_heartbeat import with_feed_heartbeat
 from bench.naive import naive_reads
 from gateway.app import create_app
+from gateway.auth.tokens import TokenVerifier, Unauthenticated
 from gateway.settings import Settings
 from gateway.state import opened_resources
 from loaders.request_scope import RequestScope
 from schema import access_plan
-from schema.clock import SystemClock
+from schema.clock import Clock, SystemClock
 from schema.context import Context
 from schema.principal import DASHBOARD, Principal
 from schema.root import build_schema
@@ -66,6 +70,25 @@ class NaiveView(GraphQL[Context, None]):
         )
 
 
+#: The gateway's answer to `{ __typename }`.
+TYPENAME_ANSWER = b'{"data":{"__typename":"Query"}}'
+
+
+class FloorEndpoint:
+    """`trivial, floor`: the token verified as the gateway verifies it, then the bytes."""
+
+    def __init__(self, settings: Settings, clock: Clock | None = None) -> None:
+        self.verifier = TokenVerifier.from_settings(settings, clock or SystemClock())
+
+    async def respond(self, request: Request) -> Response:
+        await request.body()
+        try:
+            self.verifier.verify_authorization(request.headers.get("authorization"))
+        except Unauthenticated:
+            return Response(status_code=401)
+        return Response(TYPENAME_ANSWER, media_type="application/json; charset=utf-8")
+
+
 def create_bench_app() -> Starlette:
     settings = Settings.from_environ()
     plan = os.environ.get("BENCH_PLAN")
@@ -80,5 +103,6 @@ def create_bench_app() -> Starlette:
     app.router.routes[:0] = [
         Route("/bench/naive", NaiveView(), methods=["POST"]),
         Route("/bench/trivial", trivial, methods=["POST"]),
+        Route("/bench/floor", FloorEndpoint(settings).respond, methods=["POST"]),
     ]
     return app
