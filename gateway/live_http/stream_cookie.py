@@ -3,7 +3,9 @@
 page hands its bearer token to the gateway once, `POST /graphql/stream-cookie` with
 `Authorization: Bearer <JWT>`, and gets it back as a cookie only the gateway reads:
 `HttpOnly` (no script reads it), `Secure`, `SameSite=Strict` (no other site's page sends
-it), `Path=/graphql`, for as long as the token lives. `DELETE` removes it.
+it), `Path=/graphql`, for as long as the token lives. `DELETE` removes it. Not a `__Host-`
+cookie: that prefix requires `Path=/`, which would send the token with every request to the
+origin, the frontend's own pages (and whatever serves them) included.
 
 The cookie is accepted on one kind of request only: a GraphQL over SSE request to /graphql
 (`Accept: text/event-stream`) without an `Authorization` header (the header wins), for a
