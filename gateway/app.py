@@ -21,6 +21,7 @@ from gateway.http.operation_choice import OneOperationOrNamed
 from gateway.idempotency import OUTCOMES, Idempotency
 from gateway.live.feed_wiring import open_live_data
 from gateway.live.hub_wiring import open_subscriptions
+from gateway.live_http.stream_cookie import stream_cookie_route
 from gateway.observability.cache_metrics import CacheMetrics
 from gateway.observability.dynamodb_failures import FailureLog
 from gateway.observability.execution_metrics import ExecutionMetrics
@@ -170,6 +171,8 @@ def create_app(
             Route("/graphql", graphql),
             # The subscriptions' socket (refused when INSIGHT_SUBSCRIPTIONS is off).
             WebSocketRoute(SOCKET_PATH, graphql),
+            # A browser's EventSource credential (gateway/live_http/stream_cookie.py).
+            *([stream_cookie_route(graphql.verifier, clock)] if settings.subscriptions else []),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
             Route("/metrics", metrics.endpoint, methods=["GET"]),

@@ -4,7 +4,10 @@ with a rolling restart in the middle.
 
 Each write sets one user's income verification to a new, ever larger `amountInCents`; every
 subscription watches one user's `incomeVerification { amountInCents }` (frontends through
-`viewerChanged`, dashboards through `userChanged(ids:)`, ten to a socket). A write is seen by
+`viewerChanged`, dashboards through `userChanged(ids:)`, ten to a socket). Every third
+frontend holds its subscription on a GraphQL over SSE stream instead of a socket
+(bench/load/sse_subscriber.py): at the restart its stream ends with `retry:` and it comes
+back with `Last-Event-ID`; the figures are reported per transport. A write is seen by
 a subscription when an event shows its amount or a larger one (a later write's, coalesced);
 one that never is, by the end of the settle time, is missed. Latency counts from the
 instant the write was sent (its commit is later), so it is an upper bound.
@@ -31,8 +34,11 @@ from datetime import UTC, datetime
 
 import aiohttp
 
+from bench.load import transports
+from bench.load.sse_subscriber import SseSubscriber
 from bench.load.subscriber import Subscriber, Watch
 from bench.load.topology import Topology, rss_mib
+from bench.load.transports import TransportFigures
 from bench.load.workload import USERS, Tokens, local_client
 from loaders.codec import Item, to_wire
 from loaders.rows.income_verification import IncomeVerificationRow
@@ -53,6 +59,8 @@ WATCHES_PER_DASHBOARD = 10
 CONNECTS_PER_SECOND = 500
 #: Dashboards beside the frontends (each ten subscriptions on one socket).
 DASHBOARD_SOCKETS = 10
+#: Every this many frontends, one holds its subscription on an SSE stream (a third).
+SSE_EVERY = 3
 READY_SECONDS = 180.0
 SETTLE_SECONDS = 30.0
 IDLE_SECONDS = 3.0
@@ -114,6 +122,8 @@ class LiveResult:
     restart_window: tuple[float, float] | None = None
     #: The latencies of the writes sent outside that window.
     quiet_latencies: list[float] = field(default_factory=list)
+    #: The same figures per transport (`websocket`, `sse`).
+    by_transport: dict[str, TransportFigures] = field(default_factory=dict)
 
     def percentile_ms(self, share: float, *, quiet: bool = False) -> float:
         ordered = sorted(self.quiet_latencies if quiet else self.latencies)
@@ -129,20 +139,20 @@ class LiveResult:
         return grown * 1024 / max(self.sockets, 1)
 
 
+Client = Subscriber | SseSubscriber
+
+
 def subscribers(
     url: str, given: Tokens, count: int, dashboards: int = DASHBOARD_SOCKETS
-) -> list[Subscriber]:
-    """`count` frontends (one socket each, `viewerChanged`, as a fleet of apps holds them),
-    and `dashboards` dashboard sockets (ten `userChanged` each), the users taken in turn."""
-    frontends = count
-    made = [
-        Subscriber(
-            url,
-            given.viewers[USERS[n % len(USERS)]],
-            [Watch("1", USERS[n % len(USERS)], FRONTEND, {})],
-        )
-        for n in range(frontends)
-    ]
+) -> list[Client]:
+    """`count` frontends (one socket each, `viewerChanged`, as a fleet of apps holds them;
+    every SSE_EVERY-th one an SSE stream), and `dashboards` dashboard sockets (ten
+    `userChanged` each), the users taken in turn."""
+    made: list[Client] = []
+    for n in range(count):
+        user = USERS[n % len(USERS)]
+        kind = SseSubscriber if n % SSE_EVERY == SSE_EVERY - 1 else Subscriber
+        made.append(kind(url, given.viewers[user], [Watch("1", user, FRONTEND, {})]))
     watches = [
         Watch(str(n % WATCHES_PER_DASHBOARD + 1), user, DASHBOARD, {"ids": [user]})
         for n in range(dashboards * WATCHES_PER_DASHBOARD)
@@ -426,7 +436,7 @@ def final_amounts(result: LiveResult) -> dict[str, int]:
     return final
 
 
-async def settle(clients: list[Subscriber], result: LiveResult) -> None:
+async def settle(clients: list[Client], result: LiveResult) -> None:
     """Wait (bounded) until every subscription shows its user's last write."""
     final = final_amounts(result)
     deadline = time.monotonic() + SETTLE_SECONDS
@@ -440,15 +450,21 @@ async def settle(clients: list[Subscriber], result: LiveResult) -> None:
         await asyncio.sleep(0.2)
 
 
-def judge(clients: list[Subscriber], result: LiveResult) -> None:
+def judge(clients: list[Client], result: LiveResult) -> None:
     """Each answered write against each subscription of its user: the first event showing
-    it (or a later write) gives its latency; none is a miss."""
-    by_user: dict[str, list[tuple[Subscriber, Watch]]] = {}
+    it (or a later write) gives its latency; none is a miss. Counted overall and per
+    transport."""
+    by_user: dict[str, list[tuple[Client, Watch]]] = {}
     for client in clients:
+        figures = result.by_transport.setdefault(client.transport, TransportFigures())
+        figures.connections += 1
+        figures.subscriptions += len(client.watches)
+        figures.reconnects += max(0, client.connects - 1)
         result.reconnects += client.connects - 1
         result.closes.update(client.closes)
         result.refused_upgrades += sum(
-            error.startswith("WSServerHandshakeError") and "503" in error for error in client.errors
+            error.startswith(("WSServerHandshakeError", "ValueError: HTTP 503")) and "503" in error
+            for error in client.errors
         )
         result.client_errors += client.errors
         for watch in client.watches:
@@ -457,23 +473,28 @@ def judge(clients: list[Subscriber], result: LiveResult) -> None:
         if write.error is not None:
             continue
         for client, watch in by_user.get(write.user, []):
+            figures = result.by_transport[client.transport]
             seen = next(
                 (at for at, amount in client.events[watch.id] if (amount or 0) >= write.amount),
                 None,
             )
             if seen is None:
+                figures.missed += 1
                 result.missed.append(
-                    f"{write.via} write {write.amount} to {write.user}, watch {watch.id}"
+                    f"{write.via} write {write.amount} to {write.user}, "
+                    f"{client.transport} watch {watch.id}"
                 )
             else:
                 latency = max(0.0, seen - write.sent)
                 result.latencies.append(latency)
+                figures.latencies.append(latency)
                 window = result.restart_window
                 if window is None or not window[0] <= write.sent <= window[1]:
                     result.quiet_latencies.append(latency)
+                    figures.quiet_latencies.append(latency)
 
 
-def errors_of(clients: list[Subscriber]) -> list[str]:
+def errors_of(clients: list[Client]) -> list[str]:
     return [error for client in clients for error in client.errors]
 
 
@@ -484,7 +505,11 @@ def report(result: LiveResult) -> str:
     lines = [
         "### Live: subscriptions while writes land (moto's server with streams, Redis feed)",
         "",
-        f"- {result.subscriptions} subscriptions on {result.sockets} sockets through nginx, "
+        "Write → event, from the write's send, per transport, through the rolling restart:",
+        "",
+        *transports.table(result.by_transport),
+        "",
+        f"- {result.subscriptions} subscriptions on {result.sockets} connections through nginx, "
         f"opened at {CONNECTS_PER_SECOND} a second; all had their initial state "
         f"{result.ready_seconds:.1f} s after the first connected",
         "- open subscriptions per replica (its gauge): "
@@ -494,7 +519,7 @@ def report(result: LiveResult) -> str:
         f"- {len(written)} writes committed ({sum(w.via == 'direct' for w in written)} straight "
         f"to DynamoDB, {sum(w.via == 'mutation' for w in written)} through the mutation) in "
         f"{result.elapsed:.1f} s; {len(failed)} failed",
-        f"- write → event, from the write's send: p50 {result.percentile_ms(0.5):.0f} ms, "
+        f"- write → event, both transports: p50 {result.percentile_ms(0.5):.0f} ms, "
         f"p99 {result.percentile_ms(0.99):.0f} ms over {len(result.latencies)} (write, "
         "subscription) pairs (targets: p50 ≤ 1,000 ms, p99 ≤ 2,000 ms); of the writes sent "
         "outside the restart (SIGTERM to ready again): "
@@ -515,11 +540,12 @@ def report(result: LiveResult) -> str:
             f"{name} {result.rss_before[name]:.1f} → {result.rss_idle[name]:.1f} MiB"
             for name in result.rss_before
         )
-        + f"; {result.kib_per_socket:.1f} KiB per idle socket with its subscription(s) "
-        "(target ≤ 20 KiB)",
-        f"- reconnects: {result.reconnects}; upgrades refused (503): "
+        + f"; {result.kib_per_socket:.1f} KiB per idle connection (socket or SSE stream) with "
+        "its subscription(s) (target ≤ 20 KiB)",
+        f"- reconnects: {result.reconnects}; connections refused (503): "
         f"{result.refused_upgrades}; close codes seen by the clients: "
-        + (", ".join(f"{code}: {n}" for code, n in sorted(result.closes.items())) or "none"),
+        + (", ".join(f"{code}: {n}" for code, n in sorted(result.closes.items())) or "none")
+        + " (an SSE stream's: retry, complete, eof or its refusal's status)",
     ]
     visible = sorted(result.visibility)
     p99 = (
@@ -557,4 +583,5 @@ def live_problems(result: LiveResult) -> list[str]:
         )
     if any(w.error for w in result.writes):
         problems.append(f"live: {sum(1 for w in result.writes if w.error)} writes failed")
+    problems += transports.problems(result.by_transport)
     return problems

@@ -41,6 +41,7 @@ class Subscriber:
     url: str
     token: str
     watches: list[Watch]
+    transport = "websocket"
     #: Per subscription id: (monotonic instant received, the watched amount) of each event.
     events: dict[str, list[tuple[float, int | None]]] = field(default_factory=dict)
     connects: int = 0

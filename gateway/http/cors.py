@@ -31,7 +31,8 @@ def cors_middleware(settings: RequestSettings) -> list[Middleware]:
             ],
             # A browser frontend may read its budget and when to retry (issue 12).
             expose_headers=["X-Request-ID", "RateLimit", "RateLimit-Policy", "Retry-After"],
-            # The bearer token travels in a header, never in a cookie.
+            # The bearer token travels in a header; the stream cookie (an EventSource's,
+            # gateway/live_http/stream_cookie.py) serves the gateway's own origin alone.
             allow_credentials=False,
             max_age=600,
         )

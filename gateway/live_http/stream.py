@@ -89,6 +89,11 @@ class LiveStream:
         await self.answer({"errors": [formatted(refused)]})
         await self.complete()
 
+    async def renew(self) -> None:
+        """The token of a stream its browser authenticated by cookie expired: the stream
+        ends with `retry:` (gateway/live_http/stream_cookie.py), as at a restart."""
+        await self.restart(RESTART_RETRY_MS[0])
+
     async def complete(self) -> None:
         await self.end(self.framing.complete())
 

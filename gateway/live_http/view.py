@@ -3,7 +3,8 @@
 protocol's distinct-connections mode) or `multipart/mixed;subscriptionSpec="1.0"` (Apollo's
 multipart subscriptions) is answered with a stream.
 
-The same checks as a socket's, in the same order of cost: the bearer token (401), the
+The same checks as a socket's, in the same order of cost: the bearer token (401; a
+browser's `EventSource` sends it as a cookie: gateway/live_http/stream_cookie.py), the
 replica's and the principal's bounds on open connections, which a stream shares with the
 sockets (503 with `Retry-After`, 429), then the trusted documents, the limits, validation,
 the read rule and the budget, each refusal sent as the stream's one event (the protocol's
@@ -36,6 +37,7 @@ from gateway.http.http_problem import HttpProblem
 from gateway.live_http.framing import Framing, MultipartFraming, SseFraming, StreamKind
 from gateway.live_http.resume import ResumingSession, last_event_id
 from gateway.live_http.stream import LiveStream, OpenStreams
+from gateway.live_http.stream_cookie import cookie_authorization
 from gateway.operations.gate import OperationGate
 from gateway.operations.operation import BadRequest, Operation
 from gateway.operations.payload import coded_errors, formatted, payload_of
@@ -62,6 +64,8 @@ ALLOWED: Mapping[StreamKind, tuple[OperationType, ...]] = {
     "sse": (OperationType.QUERY, OperationType.SUBSCRIPTION),
     "multipart": (OperationType.SUBSCRIPTION,),
 }
+#: What a stream authenticated by its cookie may run: subscriptions alone.
+BY_COOKIE = (OperationType.SUBSCRIPTION,)
 FRAMINGS: Mapping[StreamKind, Callable[[], Framing]] = {
     "sse": SseFraming,
     "multipart": MultipartFraming,
@@ -97,10 +101,18 @@ class LiveStreams:
             raise HttpProblem(400, BadRequest("Subscriptions are turned off on this gateway"))
         if request.method == "POST":
             require_json_body(request)
+        authorization = request.headers.get("authorization")
+        by_cookie = False
         try:
-            principal, expires_at = self.verifier.verify_session(
-                request.headers.get("authorization")
-            )
+            if authorization is None and kind == "sse":
+                authorization = cookie_authorization(
+                    request.headers,
+                    request.cookies,
+                    self.settings.cors_origins,
+                    self.settings.allowed_hosts,
+                )
+                by_cookie = authorization is not None
+            principal, expires_at = self.verifier.verify_session(authorization)
         except Unauthenticated as error:
             raise HttpProblem(401, error, {"WWW-Authenticate": 'Bearer realm="insight"'}) from error
         graphql_request = (
@@ -133,7 +145,9 @@ class LiveStreams:
                     extensions={"code": "RATE_LIMITED"},
                 ),
             )
-        return _StreamedAnswer(self, kind, operation, principal, expires_at, last_seen, request_id)
+        return _StreamedAnswer(
+            self, kind, operation, principal, expires_at, last_seen, request_id, by_cookie
+        )
 
     def release_connection(self, principal: Principal) -> None:
         self.principal_sockets.release(principal.sub)
@@ -153,6 +167,7 @@ class _StreamedAnswer(Response):
         expires_at: float,
         last_seen: str | None,
         request_id: str,
+        by_cookie: bool,
     ) -> None:
         framing = FRAMINGS[kind]()
         super().__init__(
@@ -169,6 +184,7 @@ class _StreamedAnswer(Response):
         self.expires_at = expires_at
         self.last_seen = last_seen
         self.request_id = request_id
+        self.by_cookie = by_cookie
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         view = self.view
@@ -228,7 +244,7 @@ class _StreamedAnswer(Response):
                 context_value=context,
                 operation_name=operation.operation_name,
                 operation_extensions=operation.extensions,
-                allowed_operation_types=ALLOWED[self.kind],
+                allowed_operation_types=BY_COOKIE if self.by_cookie else ALLOWED[self.kind],
             )
             async with aclosing(results):
                 async for result in results:
@@ -258,7 +274,10 @@ class _StreamedAnswer(Response):
         cause = errors[0].original_error if len(errors) == 1 else None
         if isinstance(result, PreExecutionError) and isinstance(cause, InvalidOperationTypeError):
             refused = BadRequest(
-                f"A {cause.operation_type.value} is not sent as a stream: POST it as "
+                f"A {cause.operation_type.value} is not run on the stream cookie: send "
+                "'Authorization: Bearer <JWT>'"
+                if self.by_cookie
+                else f"A {cause.operation_type.value} is not sent as a stream: POST it as "
                 "application/json"
             )
             return {"errors": [formatted(refused)]}
@@ -272,7 +291,9 @@ class _StreamedAnswer(Response):
         keepalive = view.keepalive
         slot = keepalive.join(stream) if keepalive is not None else None
 
-        stream.expire_at(self.expires_at - view.clock.now().timestamp(), stream.expired)
+        # A cookie's EventSource comes back by itself, with the cookie the page renewed.
+        expired = stream.renew if self.by_cookie else stream.expired
+        stream.expire_at(self.expires_at - view.clock.now().timestamp(), expired)
         if streams.restarting:
             await stream.restart(RESTARTING_RETRY_MS)
         try:

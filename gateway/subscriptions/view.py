@@ -5,15 +5,13 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 from functools import cached_property
-from urllib.parse import urlsplit
 
 from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket
-from strawberry.http.websocket_origin import is_same_origin, normalize_origin
 
 from gateway.auth.tokens import TokenVerifier, Unauthenticated
 from gateway.observability.logs import bind_request_id
-from gateway.operations.hosts import host_allowed
+from gateway.operations.browser_origin import origin_allowed
 from gateway.operations.response_headers import PROTECTIVE_HEADERS
 from gateway.settings import Settings
 from gateway.settings.live import LiveSettings
@@ -59,32 +57,10 @@ class SubscriptionSockets:
 
     def origin_allowed(self, websocket: WebSocket) -> bool:
         """Browsers always send `Origin` on an upgrade; a client that sends none is no
-        browser, with no ambient credentials to abuse. A same-origin page may open a socket
-        (its Host is one of the allowed hosts, checked before); a page on another origin
-        when CORS allows its origin (INSIGHT_CORS_ORIGINS), or it names one of the allowed
-        hosts (INSIGHT_ALLOWED_HOSTS: `localhost` opening `127.0.0.1`)."""
-        headers = websocket.headers
-        origin = headers.get("origin")
-        if origin is None:
-            return True
-        if headers.get("sec-fetch-site") == "same-origin" or is_same_origin(
-            origin, headers.get("host")
-        ):
-            return True
-        allowed = self.settings.cors_origins
-        normalized = normalize_origin(origin)
-        if "*" in allowed or (
-            normalized is not None and normalized in {normalize_origin(o) for o in allowed}
-        ):
-            return True
-        hosts = self.settings.allowed_hosts
-        if not hosts or "*" in hosts:
-            return False
-        try:
-            host = urlsplit(origin.strip()).hostname
-        except ValueError:
-            return False
-        return host is not None and host_allowed(f"[{host}]" if ":" in host else host, hosts)
+        browser, with no ambient credentials to abuse (gateway/operations/browser_origin.py)."""
+        return origin_allowed(
+            websocket.headers, self.settings.cors_origins, self.settings.allowed_hosts
+        )
 
     @property
     def max_frame_bytes(self) -> int:

@@ -1,8 +1,9 @@
 """The live phase's smoke run: deploy/nginx.conf in front of two replicas over moto's
 server (with DynamoDB Streams), subscriptions on, the change feed through a real
 redis-server; subscriptions open on both replicas while writes land straight to DynamoDB
-and through the mutation, and replica-1 is restarted mid-run. Every write is seen by every
-subscription of its user (0 missed), sockets cut by the restart come back, the re-reads
+and through the mutation, and replica-1 is restarted mid-run; a third of the frontends on
+GraphQL over SSE streams. Every write is seen by every subscription of its user (0 missed),
+sockets cut by the restart come back, streams ended with `retry:` resume, the re-reads
 stay within one per change per distinct document and replica, and with the coherent cache
 on every write shows in a query answer and no answer is stale past the feed's lag bound.
 (`make load` is the full run, with its figures.)"""
@@ -16,7 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from bench.load.live import WATCHES_PER_DASHBOARD, LiveResult, enable_streams, run_live_phase
+from bench.load.live import (
+    SSE_EVERY,
+    WATCHES_PER_DASHBOARD,
+    LiveResult,
+    enable_streams,
+    run_live_phase,
+)
 from bench.load.moto_process import MotoServer
 from bench.load.topology import topology
 from bench.load.workload import USERS, seed, tokens
@@ -59,6 +66,18 @@ def test_every_write_reaches_every_subscriber_through_a_rolling_restart(tmp_path
     watched.update(USERS[n % len(USERS)] for n in range(DASHBOARDS * WATCHES_PER_DASHBOARD))
     pairs = sum(watched[w.user] for w in result.writes)
     assert len(result.latencies) == pairs
+    # A third of the frontends held an SSE stream: none missed a write, and the streams on
+    # the restarted replica ended with `retry:` (and came back with Last-Event-ID).
+    sse = result.by_transport["sse"]
+    assert sse.subscriptions == len(range(SSE_EVERY - 1, SUBSCRIPTIONS, SSE_EVERY))
+    assert sse.missed == 0
+    assert len(sse.latencies) == sum(
+        1
+        for w in result.writes
+        for n in range(SSE_EVERY - 1, SUBSCRIPTIONS, SSE_EVERY)
+        if USERS[n % len(USERS)] == w.user
+    )
+    assert result.closes["retry"] > 0, result.closes
     # Both replicas served subscriptions, and the sockets on the restarted one came back.
     assert all(count > 0 for count in result.spread.values()), result.spread
     assert result.reconnects > 0

@@ -5,7 +5,6 @@ come from the gateway itself."""
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,30 +14,18 @@ import pytest
 
 from gateway.cli.demo import ADA
 from gateway.http.graphiql_assets import assets_present
+from tests.chromium import CHROMIUM, CHROMIUM_FLAGS, requires_chromium
 from tests.gateway.cli.serving import serve
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-CHROMIUM = shutil.which("chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 QUERY_EDITOR = ".graphiql-query-editor .CodeMirror"
 HEADERS_EDITOR = ".graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror"
 RESULT = ".result-window .CodeMirror"
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install chromium)"
-)
+pytestmark = requires_chromium
 
 
 @dataclass(frozen=True, slots=True)
