@@ -20,6 +20,7 @@ through its bound read.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
 from typing import Any, ClassVar
 
 from graphql import (
@@ -123,15 +124,15 @@ class CompiledExecutionContext(ReferenceExecutionContext):
         self, serially: bool | None = None
     ) -> AwaitableOrValue[ExecutionResult | Any]:
         owner = owner_of(self.schema)
-        prepared = None if owner is None else owner.of_operation(self.operation)
-        compiled = self.compiled(prepared)
-        if compiled is None or owner is None:
-            if owner is not None:
-                owner.completion.declined += 1
+        if owner is None:  # a schema not built by build_schema: nothing is prepared
             return super().execute_operation(serially)
         counts = owner.completion
+        compiled = self.compiled(owner.of_operation(self.operation))
+        if compiled is None:
+            counts.declined += 1
+            return super().execute_operation(serially)
         data = compiled.run(self.schema, self.context_value, self.variable_values, self.root_value)
-        if isinstance(data, asyncio.Future):
+        if asyncio.iscoroutine(data):
             return self._after(data, counts, serially)
         if data is None:
             counts.fell_back += 1
@@ -141,7 +142,7 @@ class CompiledExecutionContext(ReferenceExecutionContext):
 
     async def _after(
         self,
-        pending: asyncio.Future[dict[str, Any] | None],
+        pending: Coroutine[Any, Any, dict[str, Any] | None],
         counts: CompletionCounts,
         serially: bool | None,
     ) -> ExecutionResult | Any:

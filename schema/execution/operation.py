@@ -24,7 +24,7 @@ DynamoDB call is made twice, and the answer, errors included, is graphql-core's 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeAlias
@@ -149,9 +149,9 @@ class CompiledOperation:
         context: Context,
         variables: VariableValues,
         root_value: Any,
-    ) -> dict[str, Any] | asyncio.Future[dict[str, Any] | None] | None:
-        """The operation's `data`, or None where graphql-core must answer; a future of
-        either when some read is not known yet."""
+    ) -> dict[str, Any] | Coroutine[Any, Any, dict[str, Any] | None] | None:
+        """The operation's `data`, or None where graphql-core must answer; a coroutine
+        giving either when some read is not known yet."""
         coerced = variables.coerced
         users: list[list[User] | None] = []
         reads: list[tuple[PlannedRead, ...]] = []
@@ -178,7 +178,7 @@ class CompiledOperation:
         loads = loads_of([answer for root_answers in answers for answer in root_answers])
         if not loads:
             return self._complete(users, answers, {})
-        return asyncio.ensure_future(self._after(users, answers, loads))
+        return self._after(users, answers, loads)
 
     async def _after(
         self, users: list[list[User] | None], answers: list[list[list[Any]]], loads: list[Any]
