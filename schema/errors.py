@@ -5,9 +5,11 @@ GatewayErrors (a refused read or mutation, a query over a limit)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 
 from graphql.error import GraphQLError
-from strawberry.extensions import MaskErrors
+from strawberry.extensions import SchemaExtension
+from strawberry.types import StreamExecutionResult
 
 from loaders.errors import GatewayError
 
@@ -52,18 +54,34 @@ def _is_bad_argument(error: GraphQLError) -> bool:
     return isinstance(original, GraphQLError) and original.message.startswith("Argument '")
 
 
-class GatewayErrors(MaskErrors):
-    def __init__(self) -> None:
-        super().__init__(should_mask_error=_is_internal, error_message=INTERNAL_MESSAGE)
+class GatewayErrors(SchemaExtension):
+    """Codes every error of an answer and masks the internal ones, through strawberry's
+    public hooks: each streamed result as it is yielded, else the operation's result once
+    the operation ends (what strawberry's `MaskErrors` does, with the gateway's codes)."""
 
-    def _process_result(self, result: object) -> None:
-        # strawberry's, without its `isinstance` against a runtime-checkable Protocol (which
-        # walks the Protocol's members on every call): a result whose `errors` is non-empty.
+    def __init__(self) -> None:
+        self.streamed = False
+
+    def on_operation(self) -> Iterator[None]:
+        self.streamed = False
+        yield
+        # A stream's results were coded one by one; its last is the context's result too.
+        if not self.streamed:
+            self.code(self.execution_context.result)
+
+    def on_stream_result(self, result: StreamExecutionResult) -> Iterator[None]:
+        self.streamed = True
+        self.code(result)
+        yield
+
+    def code(self, result: object) -> None:
+        # Not strawberry's `isinstance` against a runtime-checkable Protocol (which walks
+        # the Protocol's members on every call): a result whose `errors` is non-empty.
         errors = getattr(result, "errors", None)
         if errors:
-            result.errors = self._process_errors(errors)  # type: ignore[attr-defined]
+            result.errors = self.coded(errors)  # type: ignore[attr-defined]
 
-    def _process_errors(self, errors: list[GraphQLError]) -> list[GraphQLError]:
+    def coded(self, errors: list[GraphQLError]) -> list[GraphQLError]:
         request_id = getattr(self.execution_context.context, "request_id", "")
         processed = []
         for error in errors:
@@ -79,15 +97,21 @@ class GatewayErrors(MaskErrors):
             elif _is_bad_argument(error):
                 error.extensions = {"code": "BAD_USER_INPUT"}
                 processed.append(error)
-            elif self.should_mask_error(error):
+            elif _is_internal(error):
                 logger.error(
                     "internal error in %s (request %s)",
                     ".".join(str(part) for part in error.path or ()),
                     request_id,
                     exc_info=original,
                 )
-                masked = self.anonymise_error(error)
-                masked.extensions = {"code": "INTERNAL_SERVER_ERROR", "requestId": request_id}
+                masked = GraphQLError(
+                    INTERNAL_MESSAGE,
+                    nodes=error.nodes,
+                    source=error.source,
+                    positions=error.positions,
+                    path=error.path,
+                    extensions={"code": "INTERNAL_SERVER_ERROR", "requestId": request_id},
+                )
                 processed.append(masked)
             else:
                 processed.append(error)

@@ -37,15 +37,27 @@ def _locked() -> dict[str, str]:
     }
 
 
-def test_graphql_core_is_a_direct_dependency_bounded_to_one_minor_series() -> None:
-    # schema/execution/executor.py imports graphql-core internals of the 3.3 series.
-    specifier = _declared("graphql-core").specifier
+@pytest.mark.parametrize(
+    "name",
+    [
+        # schema/execution/executor.py imports graphql-core internals of the 3.3 series.
+        "graphql-core",
+        # The protocol classes subclass uvicorn 0.55's HTTP and WebSocket protocols
+        # (docs/dependencies.md, "Beyond the scan").
+        "uvicorn",
+    ],
+)
+def test_a_dependency_used_below_its_surface_is_bounded_to_one_minor_series(name: str) -> None:
+    specifier = _declared(name).specifier
     upper = [s for s in specifier if s.operator == "<"]
-    assert len(upper) == 1, f"graphql-core needs an upper bound: {specifier}"
-    bound = Version(upper[0].version)
-    locked = Version(_locked()["graphql-core"])
+    lower = [s for s in specifier if s.operator == ">="]
+    assert len(upper) == 1, f"{name} needs an upper bound: {specifier}"
+    assert len(lower) == 1, f"{name} needs a lower bound: {specifier}"
+    bound, floor = Version(upper[0].version), Version(lower[0].version)
+    locked = Version(_locked()[name])
     assert locked in specifier
     assert (bound.major, bound.minor, bound.micro) == (locked.major, locked.minor + 1, 0)
+    assert (floor.major, floor.minor) == (locked.major, locked.minor)
 
 
 def test_strawberry_is_pinned_to_one_version_with_the_websocket_fixes() -> None:

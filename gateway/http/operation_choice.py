@@ -8,7 +8,8 @@ refuses such a document once it is parsed, before anything else looks at it, by 
 strawberry's own `CannotGetOperationTypeError` (which strawberry lets out of `execute`, and
 turns into the operation's first error in `stream`): the HTTP view answers it 400
 `BAD_REQUEST` as it answers an unknown operation name, and the socket an `error` message
-for that id.
+for that id. The name as sent is read through strawberry's public `operation_name`, before
+the document is parsed, on every transport alike.
 """
 
 from __future__ import annotations
@@ -34,15 +35,22 @@ class OperationNameRequired(CannotGetOperationTypeError):
 class OneOperationOrNamed(SchemaExtension):
     """Refuses a parsed document of several operations sent with no `operationName`."""
 
+    def __init__(self) -> None:
+        self.sent: str | None = None
+
+    def on_operation(self) -> Iterator[None]:
+        context = self.execution_context
+        # The name as the client sent it. The public `operation_name` falls back to the
+        # document's first operation once there is a document; before parsing there is none
+        # and it is the name given to `Schema.execute`/`stream`. A document given already
+        # parsed leaves the name unknown: strawberry's choice stands, as it would unchecked.
+        self.sent = context.operation_name if context.graphql_document is None else ""
+        yield
+
     def on_parse(self) -> Iterator[None]:
         yield
-        context = self.execution_context
-        document = context.graphql_document
-        # The name as sent: the public `operation_name` is already the first operation's.
-        # Private to strawberry 0.341.2 (pinned by tests/gateway/subscriptions/
-        # test_protocol_frames.py), hence read with the old behaviour as its default.
-        sent: str | None = getattr(context, "_provided_operation_name", context.operation_name)
-        if sent is not None or document is None:
+        document = self.execution_context.graphql_document
+        if self.sent is not None or document is None:
             return
         operations = sum(isinstance(d, OperationDefinitionNode) for d in document.definitions)
         if operations > 1:

@@ -11,29 +11,66 @@ call's. On graphql-core's path every other field of ours gets strawberry's own s
 operation's span is the current span while it executes, so that the plan's DynamoDB calls
 (sent by the loaders, outside any resolver) are its children, in the request's trace, over
 HTTP or in a subscription's re-read alike.
+
+The spans are strawberry's (names, kinds, attributes), started here through OpenTelemetry's
+API and strawberry's hooks; the operation's span is this extension's own to keep.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
+from inspect import isawaitable
 from typing import Any
 
 from graphql import GraphQLResolveInfo
 from opentelemetry import context, trace
-from strawberry.extensions import LifecycleStep
+from opentelemetry.trace import SpanKind, TracerProvider
 from strawberry.extensions.tracing import OpenTelemetryExtension
 from strawberry.extensions.tracing.utils import should_skip_tracing
 
 from schema.execution.executor import PassesPlainFields
 
+__all__ = ["ResolverSpans"]
+
 
 class ResolverSpans(OpenTelemetryExtension, PassesPlainFields):
+    def __init__(self, *, tracer_provider: TracerProvider | None = None) -> None:
+        super().__init__(tracer_provider=tracer_provider)
+        self.tracer = trace.get_tracer("strawberry", tracer_provider=tracer_provider)
+        #: The operation's span as a context, the parent of every other span of it.
+        self.operation: context.Context | None = None
+
+    def on_operation(self) -> Generator[None, None, None]:
+        execution = self.execution_context
+        # The name as given: before parsing there is no first operation to fall back on.
+        named = execution.operation_name
+        span = self.tracer.start_span(
+            f"GraphQL Query: {named}" if named else "GraphQL Query", kind=SpanKind.SERVER
+        )
+        span.set_attribute("component", "graphql")
+        if execution.query:
+            span.set_attribute("query", execution.query)
+        self.operation = trace.set_span_in_context(span)
+        yield
+        if not named and execution.operation_name:
+            span.update_name(f"GraphQL Query: {execution.operation_name}")
+        span.end()
+
+    def on_parse(self) -> Generator[None, None, None]:
+        span = self.tracer.start_span("GraphQL Parsing", context=self.operation)
+        yield
+        span.end()
+
+    def on_validate(self) -> Generator[None, None, None]:
+        span = self.tracer.start_span("GraphQL Validation", context=self.operation)
+        yield
+        span.end()
+
     def on_execute(self) -> Iterator[None]:
-        operation = self._span_holder.get(LifecycleStep.OPERATION)
-        if operation is None:
+        if self.operation is None:
             yield
             return
-        token = context.attach(trace.set_span_in_context(operation))
+        token = context.attach(self.operation)
         try:
             yield
         finally:
@@ -49,4 +86,21 @@ class ResolverSpans(OpenTelemetryExtension, PassesPlainFields):
     ) -> Any:
         if should_skip_tracing(_next, info):
             return _next(root, info, *args, **kwargs)
-        return super().resolve(_next, root, info, *args, **kwargs)
+        return self.traced(_next, root, info, *args, **kwargs)
+
+    async def traced(
+        self,
+        _next: Callable[..., Any],
+        root: Any,
+        info: GraphQLResolveInfo[Any],
+        *args: str,
+        **kwargs: Any,
+    ) -> Any:
+        with self.tracer.start_as_current_span(
+            f"GraphQL Resolving: {info.field_name}", context=self.operation
+        ) as span:
+            self.add_tags(span, info, kwargs)
+            result = _next(root, info, *args, **kwargs)
+            if isawaitable(result):
+                result = await result
+            return result

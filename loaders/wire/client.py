@@ -15,9 +15,13 @@ Errors keep their codes: an error answer is raised as the modelled exception cla
 botocore's error factory makes for it (a `ClientError`: the code from `__type`, the
 status, the request id), a network failure as botocore's exception for it (as aiobotocore
 raises them), so `Dynamo.call` classifies them as it always has. Retries follow botocore's
-standard mode (the same retryable codes, statuses and network errors, a body failing its
-`x-amz-crc32`, the same retry quota, the pause of botocore's `ExponentialBackoff`: up to
-1 s, then 2, 4... capped at 20). Credentials are fetched before each attempt, outside the
+standard mode by asking the client's own retry handler, through the events botocore's
+endpoint emits: `needs-retry` after a failed attempt (the handler's checks decide: the
+retryable codes, statuses and network errors, a body failing its `x-amz-crc32`, the total
+attempts, and the client's retry quota, which the botocore path's calls draw from too) and
+`after-call` after an answer (a success gives the quota back). The pause is that of
+botocore's `ExponentialBackoff` (up to 1 s, then 2, 4... capped at 20), drawn here so that a
+test can give its randomness. Credentials are fetched before each attempt, outside the
 retries: a credential source's outage is one DYNAMODB_UNAVAILABLE, no quota spent.
 """
 
@@ -45,6 +49,7 @@ from botocore.exceptions import (
     HTTPClientError,
     NoCredentialsError,
 )
+from botocore.hooks import first_non_none_response
 from botocore.retries.standard import ExponentialBackoff
 
 if TYPE_CHECKING:
@@ -54,7 +59,6 @@ from loaders.wire.blobs import decode_blobs, may_hold_blobs
 from loaders.wire.connection import Answer
 from loaders.wire.endpoint import WireSettings, close_with
 from loaders.wire.pool import ConnectionPool
-from loaders.wire.retries import RetryQuota, is_retryable
 from loaders.wire.signer import Signer, SigningCredentials, host_of
 from loaders.wire.spans import NO_SPAN, CallSpan, call_span, recording
 
@@ -102,6 +106,32 @@ class _Attempt:
     """What botocore's `ExponentialBackoff.delay_amount` reads of a retry context."""
 
     attempt_number: int
+
+
+class HttpAnswer:
+    """An answer as botocore's retry handler and quota read aiobotocore's response: its
+    `status_code`, `headers` and awaitable `content` (the CRC32 check reads it)."""
+
+    __slots__ = ("answer",)
+
+    def __init__(self, answer: Answer) -> None:
+        self.answer = answer
+
+    @property
+    def status_code(self) -> int:
+        return self.answer.status
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return self.answer.headers
+
+    @property
+    def content(self) -> Awaitable[bytes]:
+        return _ready(self.answer.body)
+
+
+async def _ready(body: bytes) -> bytes:
+    return body
 
 
 def crc32_mismatch(answer: Answer) -> ChecksumError | None:
@@ -162,14 +192,11 @@ class LeanClient:
         self._sleep = sleep
         self._backoff = ExponentialBackoff(random=random)
         self.endpoint_url = wire.endpoint_url
-        self.max_attempts = wire.max_attempts
         self.user_agent = wire.user_agent
         self.signer = Signer(wire.region, host_of(self.endpoint_url))
         # By endpoint URL (one, unless account-ID endpoints make it the credentials').
         self._signers = {self.endpoint_url: self.signer}
         self._pools: dict[str, ConnectionPool] = {}
-        #: The retry quota (botocore's bucket of 500), this client's own.
-        self.quota = RetryQuota()
         self._events: Any = client.meta.events
         # Each request's fixed head: the request line and the headers no call changes.
         self._head = f"POST / HTTP/1.1\r\nUser-Agent: {self.user_agent}\r\n" + (
@@ -213,24 +240,24 @@ class LeanClient:
         counted up once an attempt (as botocore's request-created event counts them)."""
         name = OPERATIONS[operation]
         check_attribute_values(params)
+        model = self._client.meta.service_model.operation_model(name)
         # botocore's first event, which observers of the client hook (call counters, tests
         # that hold a call): emitted as botocore emits it, the parameters as given.
         await self._events.emit(
-            f"before-parameter-build.dynamodb.{name}",
-            params=params,
-            model=self._client.meta.service_model.operation_model(name),
-            context={},
+            f"before-parameter-build.dynamodb.{name}", params=params, model=model, context={}
         )
         if not recording():
-            return await self._send(name, encode(params), attempts, NO_SPAN)
+            return await self._send(model, encode(params), attempts, NO_SPAN)
         tables = [params["TableName"]] if "TableName" in params else list(params["RequestItems"])
         with call_span(name, self.signer.region, tables) as span:
-            return await self._send(name, encode(params), attempts, span)
+            return await self._send(model, encode(params), attempts, span)
 
-    async def _send(self, name: str, body: bytes, attempts: list[int], span: CallSpan) -> Any:
+    async def _send(self, model: Any, body: bytes, attempts: list[int], span: CallSpan) -> Any:
+        name = model.name
         target = TARGET_PREFIX + name
+        # The call's context, as botocore's: the retry quota notes in it what a retry took.
+        context: dict[str, Any] = {}
         attempt = 0
-        taken = 0
         while True:
             attempt += 1
             credentials = await self.credentials()
@@ -239,28 +266,46 @@ class LeanClient:
                 answer = await self._attempt(target, body, credentials, span)
             except (ConnectionError, HTTPClientError) as error:
                 failure: Exception = error
-                code: str | None = None
-                status = 0
+                response: tuple[HttpAnswer, dict[str, Any]] | None = None
             else:
-                status = answer.status
                 if span is not NO_SPAN:
-                    span.answered(status, answer.header(REQUEST_ID), attempt - 1)
-                if status == 200:
+                    span.answered(answer.status, answer.header(REQUEST_ID), attempt - 1)
+                if answer.status == 200:
                     mismatch = crc32_mismatch(answer)
                     if mismatch is None:
-                        self.quota.release(taken)
-                        return self._parsed(name, answer, attempt)
+                        parsed = self._parsed(name, answer, attempt)
+                        # botocore's after-call: the retry quota gets back what was taken.
+                        await self._events.emit(
+                            f"after-call.dynamodb.{name}",
+                            http_response=HttpAnswer(answer),
+                            parsed=parsed,
+                            model=model,
+                            context=context,
+                        )
+                        return parsed
                     # botocore retries a body whose CRC32 is not the header's (its
                     # RetryDDBChecksumError); past the attempts it is refused, never served.
-                    failure, code = mismatch, None
+                    failure, response = mismatch, (HttpAnswer(answer), {})
                 else:
                     error_answer = self._client_error(name, answer, attempt)
-                    failure, code = error_answer, error_answer.response["Error"]["Code"]
-            retryable = isinstance(failure, ChecksumError) or is_retryable(code, status, failure)
-            if attempt >= self.max_attempts or not retryable:
-                raise failure
-            taken = self.quota.acquire(failure)
-            if not taken:
+                    failure = error_answer
+                    # What the handler reads (the code), in a dict of its own: the retry
+                    # metadata it notes there stays out of the raised error's response.
+                    response = (HttpAnswer(answer), {"Error": error_answer.response["Error"]})
+            # botocore's endpoint's question to the client's retry handler: retried when it
+            # answers a pause, which it does only once the quota has given the retry.
+            retry = first_non_none_response(
+                await self._events.emit(
+                    f"needs-retry.dynamodb.{name}",
+                    response=response,
+                    endpoint=None,
+                    operation=model,
+                    attempts=attempt,
+                    caught_exception=None if response else failure,
+                    request_dict={"context": context},
+                )
+            )
+            if retry is None:
                 raise failure
             # botocore's standard mode: random() * min(2 ** (attempt - 1), 20) seconds.
             await self._sleep(self._backoff.delay_amount(cast("RetryContext", _Attempt(attempt))))

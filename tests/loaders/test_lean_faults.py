@@ -18,7 +18,6 @@ from loaders.errors import DynamoDBUnavailable
 from loaders.tables import TableNames
 from loaders.wire.client import LeanClient, UnreadableAnswer
 from loaders.wire.endpoint import WireSettings
-from loaders.wire.retries import RetryQuota
 from loaders.wire.signer import SigningCredentials
 from tests.loaders.test_wire_connections import (
     GET,
@@ -30,6 +29,8 @@ from tests.loaders.test_wire_connections import (
     scripted,
 )
 
+#: GET's key, typed for the botocore client's own `get_item`.
+KEY: dict[str, Any] = {"PK": {"S": "USERS#u"}, "SK": {"S": "PAYDAY"}}
 THROTTLED = b'{"__type":"com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException"}'
 
 
@@ -125,14 +126,59 @@ async def test_a_credential_outage_is_unavailable_without_spending_the_retry_quo
     script = Script()
     pauses = Pauses()
     source = Failing(ConnectTimeoutError(endpoint_url="http://169.254.169.254"))
+    asked: list[Any] = []
     async with scripted(script) as url, client_of(url, attempts=3) as client:
+        # The retry quota is the client's retry handler's: only a `needs-retry` spends it.
+        client.meta.events.register("needs-retry.dynamodb", lambda **kwargs: asked.append(kwargs))
         dynamo = lean_dynamo(client, pauses, credentials=source)
         with pytest.raises(DynamoDBUnavailable) as unavailable:
             await dynamo.call("get_item", **GET)
-        assert dynamo._lean is not None
-        assert dynamo._lean.quota.available == RetryQuota.CAPACITY
     assert isinstance(unavailable.value.__cause__, ConnectTimeoutError)
-    assert (source.asked, len(script.requests), pauses.seconds) == (1, 0, [])
+    assert (source.asked, len(script.requests), pauses.seconds, asked) == (1, 0, [], [])
+
+
+async def test_the_lean_path_spends_the_retry_quota_of_botocores_own_calls() -> None:
+    # botocore's standard mode: a bucket of 500 a client, a retry takes 5 and a failed call
+    # gives nothing back. The lean path's 100 failed calls of 2 attempts empty it, so its next
+    # call is not retried, and neither is the botocore path's call on the same client.
+    unavailable = raw(503, b'{"__type":"com.amazonaws.dynamodb.v20120810#ServiceUnavailable"}')
+    script = Script()
+    script.behaviours = [unavailable] * 203
+    pauses = Pauses()
+    async with scripted(script) as url, client_of(url, attempts=2) as client:
+        dynamo = lean_dynamo(client, pauses)
+        for _ in range(100):
+            with pytest.raises(DynamoDBUnavailable):
+                await dynamo.call("get_item", **GET)
+        assert (len(script.requests), len(pauses.seconds)) == (200, 100)
+        with pytest.raises(DynamoDBUnavailable):
+            await dynamo.call("get_item", **GET)
+        assert (len(script.requests), len(pauses.seconds)) == (201, 100)
+        with pytest.raises(client.exceptions.ClientError) as botocores:
+            await client.get_item(TableName="t", Key=KEY)
+    assert len(script.requests) == 202
+    metadata: dict[str, Any] = dict(botocores.value.response["ResponseMetadata"])
+    assert metadata["RetryQuotaReached"] is True
+
+
+async def test_a_success_gives_the_quota_back_to_botocores_own_calls() -> None:
+    # 99 failed calls take 495 of 500; the next call's retry takes the last 5 and, answered,
+    # gives them back: botocore's own call on the same client may retry once (then its
+    # attempts, not the quota, end it). Without the give-back it would not be retried.
+    unavailable = raw(503, b'{"__type":"com.amazonaws.dynamodb.v20120810#ServiceUnavailable"}')
+    script = Script()
+    script.behaviours = [unavailable] * 199 + [answer(), unavailable, unavailable]
+    async with scripted(script) as url, client_of(url, attempts=2) as client:
+        dynamo = lean_dynamo(client, Pauses())
+        for _ in range(99):
+            with pytest.raises(DynamoDBUnavailable):
+                await dynamo.call("get_item", **GET)
+        got = await dynamo.call("get_item", **GET)
+        assert got["ResponseMetadata"]["RetryAttempts"] == 1
+        with pytest.raises(client.exceptions.ClientError) as botocores:
+            await client.get_item(TableName="t", Key=KEY)
+    assert len(script.requests) == 202
+    assert "RetryQuotaReached" not in botocores.value.response["ResponseMetadata"]
 
 
 async def test_missing_credentials_are_botocores_clear_error() -> None:

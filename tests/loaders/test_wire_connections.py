@@ -9,12 +9,15 @@ from __future__ import annotations
 import asyncio
 import datetime
 import ipaddress
+import socket
 import ssl
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import aioboto3
 import pytest
@@ -35,6 +38,7 @@ from loaders.dynamodb import Dynamo
 from loaders.errors import DynamoDBUnavailable
 from loaders.tables import TableNames
 from loaders.wire.endpoint import WireSettings
+from loaders.wire.pool import HAPPY_EYEBALLS_DELAY, ConnectionPool
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -381,3 +385,37 @@ async def test_tls_is_verified_as_the_client_says(
                     await dynamo.call("get_item", **GET)
                 assert isinstance(unavailable.value.__cause__, SSLError)
     assert len(script.requests) == (1 if trusted else 0)
+
+
+async def test_a_host_of_two_addresses_is_reached_by_the_second_while_the_first_hangs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # RFC 8305 (happy eyeballs), as for a dual-stack host whose IPv6 route is broken: the
+    # first address is a listener whose queue is full, so its SYNs are dropped and the connect
+    # hangs; the second is tried HAPPY_EYEBALLS_DELAY later, well within the connect timeout
+    # that, tried one after the other, the first would spend whole.
+    stuck = socket.socket()
+    stuck.bind(("127.0.0.1", 0))
+    stuck.listen(0)
+    filler = socket.create_connection(stuck.getsockname())
+    script = Script()
+    async with scripted(script) as url:
+        addresses = [stuck.getsockname(), ("127.0.0.1", urlsplit(url).port)]
+
+        async def resolved(host: str, port: int, **_: Any) -> list[Any]:
+            assert host == "dual-stack.test"
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", a) for a in addresses]
+
+        monkeypatch.setattr(asyncio.get_running_loop(), "getaddrinfo", resolved)
+        pool = ConnectionPool(
+            "http://dual-stack.test", size=1, connect_timeout=3, read_timeout=3, keepalive=5
+        )
+        started = time.monotonic()
+        got = await pool.exchange(b"POST / HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
+        took = time.monotonic() - started
+        await pool.close()
+    filler.close()
+    stuck.close()
+    assert got.status == 200
+    assert len(script.requests) == 1
+    assert HAPPY_EYEBALLS_DELAY <= took < 1.5
