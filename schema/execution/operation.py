@@ -68,10 +68,10 @@ __all__ = [
 ]
 
 #: What a root field answers: one user (`user`, `viewer`, a re-read's root), a list of users
-#: (`users`), or the root type's name (`__typename`).
+#: (`users`, the federation subgraph's `_entities`), or the root type's name (`__typename`).
 ONE, MANY, NAME = range(3)
 #: The query root fields a compiled operation answers, and what each answers.
-QUERY_ROOTS = {"user": ONE, "users": MANY, "viewer": ONE}
+QUERY_ROOTS = {"user": ONE, "users": MANY, "viewer": ONE, "_entities": MANY}
 
 #: Merged field nodes by response name, in the order the response has them.
 Grouped: TypeAlias = dict[str, list[FieldNode]]
@@ -135,6 +135,8 @@ class RootField:
     planned: tuple[PlannedField, ...] = ()
     user_fields: tuple[UserField, ...] = ()
     type_name: str = ""
+    #: The schema's User class (the subgraph's entity is a subclass of `User`).
+    user_class: type[User] = User
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +162,7 @@ class CompiledOperation:
                 users.append(None)
                 reads.append(())
                 continue
-            found = [root_value] if self.reread else _root_users(root, context, variables)
+            found = [root_value] if self.reread else root_users(root, context, variables)
             if found is None:
                 return None
             plan_partitions(
@@ -220,16 +222,18 @@ def _settled(answers: list[Any], awaited: dict[int, Any]) -> list[Any]:
     return settled
 
 
-def _root_users(root: RootField, context: Context, variables: VariableValues) -> list[User] | None:
+def root_users(root: RootField, context: Context, variables: VariableValues) -> list[User] | None:
     """The users a query's root field answers, or None where graphql-core must answer (an
-    argument that does not coerce, an id refused)."""
+    argument that does not coerce, an id or a representation refused)."""
     principal = context.principal
     try:
         if root.field_def is None:  # viewer
             ids = [principal.sub]
         else:
             arguments = get_argument_values(root.field_def, root.node, variables)
-            if root.answers == MANY:
+            if "representations" in arguments:
+                ids = [_represented(given) for given in arguments["representations"]]
+            elif root.answers == MANY:
                 ids = [check_user_id(str(i), "ids") for i in check_id_count(arguments["ids"])]
             else:
                 ids = [check_user_id(str(arguments["id"]))]
@@ -237,7 +241,17 @@ def _root_users(root: RootField, context: Context, variables: VariableValues) ->
         return None
     if not all(principal.may_read(user_id) for user_id in ids):
         return None
-    return [User(id=user_id) for user_id in ids]  # type: ignore[arg-type]
+    return [root.user_class(id=user_id) for user_id in ids]  # type: ignore[arg-type]
+
+
+def _represented(representation: object) -> str:
+    """The id of a router's `{__typename: "User", id}`, checked as `users(ids:)` checks one."""
+    if not isinstance(representation, dict) or representation.get("__typename") != "User":
+        raise BadUserInput("representations", "not a User representation")
+    user_id = representation.get("id")
+    if not isinstance(user_id, str) or len(representation) != 2:
+        raise BadUserInput("representations", "a User representation is its __typename and id")
+    return check_user_id(user_id, "representations")
 
 
 # --- compiling -----------------------------------------------------------------------------
@@ -319,9 +333,11 @@ def _compile(
             raise Declined(f"the root field {name}")
         user_type = schema.get_type("User")
         definition = user_type.extensions.get(STRAWBERRY_DEFINITION) if user_type else None
-        if (
-            not isinstance(user_type, GraphQLObjectType)
-            or getattr(definition, "origin", None) is not User
+        user_class = getattr(definition, "origin", None)
+        if not (
+            isinstance(user_type, GraphQLObjectType)
+            and isinstance(user_class, type)
+            and issubclass(user_class, User)
         ):
             raise Declined("a schema whose User is not the gateway's")
         selection, planned = compile_object(schema, user_type, nodes, fragments, variables)
@@ -334,6 +350,7 @@ def _compile(
                 generate(selection),
                 tuple(planned),
                 tuple(f for node in nodes for f in user_fields(node.selection_set, fragments)),
+                user_class=user_class,
             )
         )
     return CompiledOperation(tuple(roots), reread)

@@ -67,6 +67,9 @@ OWNER = PreparedOperations()
 COUNTS = OWNER.completion
 COMPILED = build_schema(prepared=OWNER)
 GRAPHQL_CORE = build_schema(compiled_execution=False)
+#: The federation subgraph's (`_entities`, and its User as the entity class).
+SUBGRAPH = build_schema(federation=True, prepared=OWNER)
+SUBGRAPH_CORE = build_schema(federation=True, compiled_execution=False)
 
 
 def sparse(items: list[tuple[Any, dict[str, Any]]]) -> list[tuple[Any, dict[str, Any]]]:
@@ -304,6 +307,68 @@ async def test_the_full_user_is_compiled_and_answers_the_same(
     # Three requests answered by the compiled form (uncached, filling the cache, from it),
     # all four users each, the sparse one's missing attributes included.
     assert (COUNTS.compiled - answered, COUNTS.fell_back - fell_back) == (3, 0)
+
+
+@st.composite
+def entity_operations(draw: st.DrawFn, schema: GraphQLSchema) -> tuple[str, dict[str, Any]]:
+    """A router's `_entities` over a generated User selection (and `users` beside it)."""
+    user = schema.get_type("User")
+    assert isinstance(user, GraphQLObjectType)
+    state: dict[str, Any] = {"aliases": 0, "depth": 0, "variables": {}, "fragments": []}
+    selection = draw(selection_set(user, state))
+    root = f"_entities(representations: $reps) {{ __typename ... on User {selection} }}"
+    reps = [{"__typename": "User", "id": user_id} for user_id in USER_IDS]
+    variables: dict[str, Any] = {"reps": reps, **state["variables"]}
+    declared = "".join(f", ${name}: Boolean!" for name in state["variables"])
+    if draw(st.booleans()):
+        root += f" users(ids: $ids) {selection}"
+        declared += ", $ids: [ID!]!"
+        variables["ids"] = USER_IDS
+    query = f"query Q($reps: [_Any!]!{declared}) {{ {root} }} " + " ".join(state["fragments"])
+    return query, variables
+
+
+@settings(
+    max_examples=max(EXAMPLES // 4, 10),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(operation=entity_operations(SUBGRAPH._schema))
+async def test_generated_entities_answer_the_same_in_the_subgraph(
+    operation: tuple[str, dict[str, Any]], dynamo: Dynamo
+) -> None:
+    query, variables = operation
+    before = COUNTS.compiled + COUNTS.fell_back
+    answers = [
+        await answer_and_calls(schema, query, variables, dynamo, DASHBOARD_USER)
+        for schema in (SUBGRAPH, SUBGRAPH_CORE)
+    ]
+    assert answers[0] == answers[1]
+    assert COUNTS.compiled + COUNTS.fell_back > before
+
+
+async def test_a_routers_full_entities_are_compiled(dynamo: Dynamo) -> None:
+    from schema.every_field import every_field
+
+    query = (
+        "query($reps: [_Any!]!) { _entities(representations: $reps) { ... on User "
+        f"{every_field(SUBGRAPH._schema, 'User')} }} }}"
+    )
+    variables = {"reps": [{"__typename": "User", "id": user_id} for user_id in USER_IDS]}
+    answered = COUNTS.compiled
+    compiled = await answer_and_calls(SUBGRAPH, query, variables, dynamo, DASHBOARD_USER)
+    assert COUNTS.compiled == answered + 1
+    assert compiled == await answer_and_calls(
+        SUBGRAPH_CORE, query, variables, dynamo, DASHBOARD_USER
+    )
+    assert compiled[0][1] == []
+    # A representation that is not a User's is graphql-core's to refuse, at its place.
+    bad = {"reps": [*variables["reps"], {"__typename": "User"}]}
+    fell_back = COUNTS.fell_back
+    refused = await answer_and_calls(SUBGRAPH, query, bad, dynamo, DASHBOARD_USER)
+    assert COUNTS.fell_back == fell_back + 1
+    assert refused == await answer_and_calls(SUBGRAPH_CORE, query, bad, dynamo, DASHBOARD_USER)
+    assert refused[0][1]
 
 
 # --- what the compiled form leaves to graphql-core -------------------------------------
