@@ -1,17 +1,18 @@
 """The compiled operation: what one prepared document's operation does, found once and kept
 with its prepared operation (`schema.prepared`), for each set of `@include`/`@skip` values.
 
-An operation compiles when each of its root fields is `user(id:)`, `users(ids:)`, `viewer`
-or `__typename` (a query), or is a subscription's one root field re-read for a changed user,
-and every field selected under them is plain or planned (`schema.execution.plan`): no
-directive but `@include`/`@skip`, no fragment on another type, no introspection. Then it is:
+An operation compiles when each of its root fields is `user(id:)`, `users(ids:)`, `viewer`,
+the federation subgraph's `_entities` or `__typename` (a query), or is a subscription's one
+root field re-read for a changed user, and every field selected under them is plain or
+planned (`schema.execution.plan`): no directive but `@include`/`@skip`, no fragment on
+another type, no introspection. Then it is:
 
 - per root field, the users it answers (its arguments coerced, the ids checked, the read
   rule applied) and the access plan of its User selection (`schema.access_plan`);
-- for the User selection, its completion (`schema.execution.completion`): the plain fields'
-  reads and coercions, nested objects and lists included, and the planned fields, whose
-  resolvers are called with their arguments bound, for every user of every root field,
-  before anything is awaited.
+- for the User selection, its completion: a generated function (`schema.execution.generated`)
+  of the plain fields' reads and coercions, nested objects and lists included, and of the
+  planned fields' values, whose resolvers are called with their arguments bound, for every
+  user of every root field, before anything is awaited.
 
 `run` asks every read of the operation, waits once on all their loads (not at all when a
 warm cache knows them: the answer is then synchronous), and completes the whole answer.
