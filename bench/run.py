@@ -30,6 +30,7 @@ from bench.poster import poster
 from bench.report import (
     ANSWERED,
     DELAY_MS,
+    FLOOR,
     Row,
     print_table,
     print_targets,
@@ -272,6 +273,16 @@ async def run_rows(servers: Servers, direct_endpoints: dict[str, str]) -> list[R
         rows += await measure_together(
             [
                 (Row("trivial", 0), trivial, lambda: processes.cpu_seconds(main_cpu)),
+                (
+                    Row(FLOOR, 0),
+                    poster(
+                        http,
+                        servers.urls["main"] + "/bench/floor",
+                        {"query": "{ __typename }"},
+                        gateway_headers,
+                    ),
+                    lambda: processes.cpu_seconds(main_cpu),
+                ),
                 (
                     Row("trivial via /graphql", 0),
                     poster(
