@@ -63,8 +63,9 @@ class RequestSettings(ServiceSettings):
     compiled_execution: bool = setting(
         "INSIGHT_COMPILED_EXECUTION",
         True,
-        "complete plain objects in one loop (see Performance); `false`: graphql-core's path, "
-        "field by field, the same answers",
+        "answer each operation that compiles by its compiled form (see Performance, \"Compiled "
+        "operations\"); `false`: graphql-core's path alone, field by field, the same answers (a "
+        "switch to debug by)",
     )
     # HTTP hygiene (gateway/http/graphql_view.py).
     max_body_bytes: int = setting(
