@@ -63,7 +63,7 @@ class RequestSettings(ServiceSettings):
     compiled_execution: bool = setting(
         "INSIGHT_COMPILED_EXECUTION",
         True,
-        "answer each operation that compiles by its compiled form (see Performance, \"Compiled "
+        'answer each operation that compiles by its compiled form (see Performance, "Compiled '
         "operations\"); `false`: graphql-core's path alone, field by field, the same answers (a "
         "switch to debug by)",
     )
