@@ -24,27 +24,27 @@ scores (2.5) does not.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, TypeAlias
 
 from graphql import (
     FieldNode,
     FragmentDefinitionNode,
     FragmentSpreadNode,
-    GraphQLResolveInfo,
-    GraphQLSchema,
     InlineFragmentNode,
     SelectionSetNode,
     ValueNode,
     VariableNode,
 )
+from strawberry.schema.base import BaseSchema
+from strawberry.types.nodes import SelectedField, Selection
 
 from loaders.entities import USERS
 from loaders.user_reads import UserReads
 from schema.context import Info
 from schema.field_reads import FieldRead, UndeclaredRead, type_reads
 from schema.plan_prices import PRICES, PlanCost, Prices
-from schema.prepared import owner_of
+from schema.prepared import prepared_operations_of
 from schema.user import User
 
 #: Read capacity of the whole USERS#<id> partition, per user (see above): the collection's
@@ -60,8 +60,8 @@ _TIMES_ARGUMENTS = frozenset(read.times for read in USER_READS.values() if read.
 
 
 #: A field selected on a User: its name, and the argument that multiplies its reads
-#: (`months`) as written, or None.
-UserField: TypeAlias = tuple[str, ValueNode | None]
+#: (`months`) as written (a node), as given (its value), or None.
+UserField: TypeAlias = tuple[str, object]
 
 
 def user_fields(
@@ -87,23 +87,17 @@ def user_fields(
                 yield from user_fields(fragment.selection_set, fragments)
 
 
-def root_user_fields(raw: GraphQLResolveInfo[Any]) -> tuple[UserField, ...]:
-    """The User fields under the current root field (all its merged nodes): its read plan,
-    remembered by the request's prepared operation (schema/prepared.py), by every node's
-    identity, since @skip/@include may merge other nodes."""
-    nodes: Collection[FieldNode] = tuple(raw.field_nodes)
-    if not nodes:
-        return ()
-    fragments: Mapping[str, FragmentDefinitionNode] = raw.fragments
-
-    def plan() -> tuple[UserField, ...]:
-        return tuple(
-            field for node in nodes for field in user_fields(node.selection_set, fragments)
-        )
-
-    owner = owner_of(raw.schema)
-    prepared = None if owner is None else owner.of_operation(raw.operation)
-    return plan() if prepared is None else prepared.read_plan(nodes, plan)
+def selected_user_fields(selections: Iterable[Selection]) -> Iterator[UserField]:
+    """`user_fields` of strawberry's `selected_fields` under a root field (its arguments
+    already given their values, variables included)."""
+    for selection in selections:
+        if isinstance(selection, SelectedField):
+            months = next(
+                (v for name, v in selection.arguments.items() if name in _TIMES_ARGUMENTS), None
+            )
+            yield selection.name, months
+        else:
+            yield from selected_user_fields(selection.selections)
 
 
 def prefix_plan_units(
@@ -146,12 +140,13 @@ def collection_cost(picked: PlanCost) -> PlanCost:
     )
 
 
-def _argument_value(node: ValueNode | None, variables: Mapping[str, Any]) -> object:
-    if node is None:
-        return None
-    if isinstance(node, VariableNode):
-        return variables.get(node.name.value)
-    return getattr(node, "value", None)
+def _argument_value(given: object, variables: Mapping[str, Any]) -> object:
+    """The argument as written (a node: a literal, or a variable's value), or as given."""
+    if isinstance(given, VariableNode):
+        return variables.get(given.name.value)
+    if isinstance(given, ValueNode):
+        return getattr(given, "value", None)
+    return given
 
 
 def _times(argument: object, default: int) -> int:
@@ -183,20 +178,21 @@ def reads_partition_whole(
 def plan_user_reads(info: Info, user_ids: Iterable[str]) -> None:
     """Prime the request's loaders for the users the current root field returns: when the
     selection makes the collection cheaper at the schema's prices, each user's partition is
-    read whole."""
-    plan_reads(info._raw_info, user_ids)
-
-
-def plan_reads(raw: GraphQLResolveInfo[Any], user_ids: Iterable[str]) -> None:
-    """`plan_user_reads` for graphql-core's own resolve info."""
-    # strawberry's executor gives the coerced dict; graphql-core's own, a container of it.
-    given: Any = raw.variable_values
+    read whole. (An operation's compiled form plans its root fields itself, before any
+    resolver: schema/execution/operation.py.)"""
+    schema = info.schema
+    owner = prepared_operations_of(schema)
     plan_partitions(
-        root_user_fields(raw),
-        getattr(given, "coerced", given),
-        raw.context.reads,
+        tuple(
+            field
+            for root in info.selected_fields
+            for field in selected_user_fields(root.selections)
+        ),
+        info.variable_values,
+        info.context.reads,
         user_ids,
-        schema=raw.schema,
+        reads=_reads_of(schema),
+        prices=PRICES if owner is None else owner.prices,
     )
 
 
@@ -206,22 +202,24 @@ def plan_partitions(
     user_reads: UserReads,
     user_ids: Iterable[str],
     *,
-    schema: GraphQLSchema,
+    reads: Mapping[str, FieldRead] = USER_READS,
+    prices: Prices = PRICES,
 ) -> None:
     """Read each user's partition whole when `fields` (a root field's User selection) make
-    the collection cheaper at the schema's prices (the compiled operation's plan, made
-    before its reads are asked for: schema/execution/operation.py)."""
-    owner = owner_of(schema)
-    prices = PRICES if owner is None else owner.prices
-    if reads_partition_whole(fields, variables, _reads_of(schema), prices=prices):
+    the collection cheaper at `prices`."""
+    if reads_partition_whole(fields, variables, reads, prices=prices):
         for user_id in dict.fromkeys(user_ids):
             user_reads.collect_user_partition(user_id)
 
 
-def _reads_of(schema: GraphQLSchema) -> Mapping[str, FieldRead]:
+def _reads_of(schema: BaseSchema) -> Mapping[str, FieldRead]:
     """The reads of the schema's User type (the product's, or a test's own)."""
-    user = schema.get_type("User")
-    definition = user.extensions.get("strawberry-definition") if user is not None else None
-    if definition is None or definition.origin is User:
+    return reads_of(getattr(schema.get_type_by_name("User"), "origin", User))
+
+
+def reads_of(user_class: object) -> Mapping[str, FieldRead]:
+    """The reads of a User class's fields (raises `UndeclaredRead` for one that declares
+    none)."""
+    if user_class is User or not isinstance(user_class, type):
         return USER_READS
-    return type_reads(definition.origin)
+    return type_reads(user_class)

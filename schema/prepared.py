@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Generic, TypeVar
 
-from graphql import DocumentNode, FieldNode, GraphQLSchema, OperationDefinitionNode
+from graphql import DocumentNode, GraphQLSchema, OperationDefinitionNode
 
 from schema.extensions.coordinates import Coordinates, coordinates_of
 from schema.extensions.document_shape import fragment_depth, overlap_count, selection_count
@@ -54,6 +54,7 @@ __all__ = [
     "PreparedOperations",
     "attach",
     "owner_of",
+    "prepared_operations_of",
 ]
 
 V = TypeVar("V")
@@ -126,7 +127,6 @@ class PreparedOperation:
         self._overlaps: dict[int | None, int] = {}
         self._costs: _Remembered[int] = _Remembered()
         self._coordinates: Coordinates | None = None
-        self._read_plans: _Remembered[Any] = _Remembered()
         self._compiled: _Remembered[Any] = _Remembered()
         self._switches: tuple[str, ...] | None = None
 
@@ -152,11 +152,6 @@ class PreparedOperation:
             names = coordinates_of(self.schema, self.document, self.operation_name)
             self._coordinates = Coordinates(names)
         return self._coordinates
-
-    def read_plan(self, field_nodes: Collection[FieldNode], compute: Callable[[], V]) -> V:
-        """A root field's read plan (the access plan's User fields) for these merged nodes."""
-        result: V = self._read_plans.get(tuple(map(id, field_nodes)), compute)
-        return result
 
     def switches(self, compute: Callable[[], tuple[str, ...]]) -> tuple[str, ...]:
         """The variables `@include`/`@skip` read (schema/execution/operation.py)."""
@@ -266,6 +261,13 @@ class PreparedOperations:
 def attach(schema: GraphQLSchema, prepared: PreparedOperations) -> None:
     """Make `prepared` the owner of `schema`'s prepared operations."""
     schema.extensions = {**(schema.extensions or {}), SCHEMA_EXTENSION_KEY: prepared}
+
+
+def prepared_operations_of(schema: object) -> PreparedOperations | None:
+    """The prepared operations of a strawberry schema `build_schema` made (its attribute
+    `prepared_operations`), as a resolver finds them through `info.schema`."""
+    owner = getattr(schema, "prepared_operations", None)
+    return owner if isinstance(owner, PreparedOperations) else None
 
 
 def owner_of(schema: GraphQLSchema) -> PreparedOperations | None:

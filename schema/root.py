@@ -31,6 +31,9 @@ __all__ = ["GatewaySchema", "SubgraphSchema", "build_schema"]
 
 
 class GatewaySchema(strawberry.Schema):
+    #: What its resolvers find through `info.schema` (`schema.prepared.prepared_operations_of`).
+    prepared_operations: PreparedOperations | None = None
+
     def create_extensions_runner(
         self, execution_context: ExecutionContext, extensions: list[SchemaExtension]
     ) -> SchemaExtensionsRunner:
@@ -48,6 +51,8 @@ class GatewaySchema(strawberry.Schema):
 
 class SubgraphSchema(strawberry.federation.Schema):
     """The schema as an Apollo Federation 2 subgraph (schema/federation.py)."""
+
+    prepared_operations: PreparedOperations | None = None
 
     def __init__(self, **options: Any) -> None:
         super().__init__(federation_version=FEDERATION_VERSION, **options)
@@ -108,6 +113,7 @@ def build_schema(
         ),
     )
     attach(schema._schema, owner)
+    schema.prepared_operations = owner
     if federation:
         # The cost model as `@cost`/`@listSize` for routers (schema/cost_directives.py).
         add_cost_directives(schema, GATEWAY_COST_POLICY)

@@ -12,18 +12,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import AsyncIterator
-from typing import Annotated, Any, TypeAlias
+from typing import Annotated, TypeAlias
 
 import strawberry
-from graphql import DocumentNode, GraphQLResolveInfo
 
 from loaders.errors import GatewayError
 from schema.arguments import check_user_ids
 from schema.context import Info
-from schema.cost_policy import GATEWAY_COST_POLICY
-from schema.extensions.measures import query_cost
 from schema.permissions import require_reader
-from schema.prepared import owner_of
+from schema.prepared import prepared_operations_of
 from schema.query import UserIds
 from schema.user import User
 
@@ -92,21 +89,16 @@ def _watch(info: Info, user_ids: list[str], initial: bool) -> AsyncIterator[User
         principal=info.context.principal,
         user_ids=user_ids,
         initial=initial,
-        cost=reread_cost(info._raw_info, len(set(user_ids))),
+        cost=reread_cost(info, len(set(user_ids))),
     )
 
 
-def reread_cost(raw: GraphQLResolveInfo[Any], users: int) -> int:
+def reread_cost(info: Info, users: int) -> int:
     """What one re-read (one user) costs the subscriber's budget: the document's cost, as
     the cost limit measures it (its prepared operation's, for the coerced variables),
-    shared among the users it watches (at least 1 point)."""
-    variables: Any = raw.variable_values
-    owner = owner_of(raw.schema)
-    prepared = None if owner is None else owner.of_operation(raw.operation)
-    if prepared is None:  # a schema not built by build_schema: measured here
-        document = DocumentNode(definitions=(raw.operation, *raw.fragments.values()))
-        name = raw.operation.name.value if raw.operation.name else None
-        total = query_cost(raw.schema, document, GATEWAY_COST_POLICY, name, dict(variables))
-    else:
-        total = prepared.cost(dict(variables))
+    shared among the users it watches (at least 1 point). A schema without prepared
+    operations (not one `build_schema` made, so never the gateway's) charges that 1 point."""
+    owner = prepared_operations_of(info.schema)
+    prepared = None if owner is None else owner.of_operation(info.operation)
+    total = 0 if prepared is None else prepared.cost(info.variable_values)
     return max(1, math.ceil(total / max(users, 1)))

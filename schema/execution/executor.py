@@ -37,9 +37,10 @@ from graphql.execution import Executor, MiddlewareManager
 from graphql.pyutils import AwaitableOrValue, is_awaitable
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
-from schema.access_plan import plan_partitions, user_fields
+from schema.access_plan import plan_partitions, reads_of, user_fields
 from schema.execution.operation import CompiledOperation, compile_operation, switches_of
 from schema.execution.plan import STRAWBERRY_DEFINITION
+from schema.plan_prices import PRICES
 from schema.prepared import CompletionCounts, PreparedOperation, owner_of
 from schema.user import User
 
@@ -103,13 +104,17 @@ class ReferenceExecutionContext(StrawberryGraphQLCoreExecutionContext):
         if field_def is None:
             return
         fragments = self.fragment_definitions
+        owner = owner_of(self.schema)
+        user_type = self.schema.get_type("User")
+        definition = user_type.extensions.get(STRAWBERRY_DEFINITION) if user_type else None
         try:
             plan_partitions(
                 tuple(f for node in nodes for f in user_fields(node.selection_set, fragments)),
                 self.variable_values.coerced,
                 self.context_value.reads,
                 [user.id],
-                schema=self.schema,
+                reads=reads_of(getattr(definition, "origin", User)),
+                prices=PRICES if owner is None else owner.prices,
             )
         except Exception as error:  # the root field's error, at its place
             self.root_value = error
@@ -131,7 +136,7 @@ class CompiledExecutionContext(ReferenceExecutionContext):
         if compiled is None:
             counts.declined += 1
             return super().execute_operation(serially)
-        data = compiled.run(self.schema, self.context_value, self.variable_values, self.root_value)
+        data = compiled.run(self.context_value, self.variable_values, self.root_value, owner.prices)
         if asyncio.iscoroutine(data):
             return self._after(data, counts, serially)
         if data is None:

@@ -25,6 +25,7 @@ DynamoDB call is made twice, and the answer, errors included, is graphql-core's 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -51,12 +52,14 @@ from graphql.execution import VariableValues
 from strawberry.types.field import StrawberryField
 
 from loaders.errors import BadUserInput
-from schema.access_plan import UserField, plan_partitions, user_fields
+from schema.access_plan import UserField, plan_partitions, reads_of, user_fields
 from schema.arguments import check_id_count, check_user_id
 from schema.context import Context
 from schema.execution.generated import Completion, Selection, Unplain, generate
 from schema.execution.plan import COLLECTION_DIRECTIVES, STRAWBERRY_DEFINITION, compile_level
 from schema.execution.planned import PlannedRead, ask, loads_of, outcome, settle
+from schema.field_reads import FieldRead
+from schema.plan_prices import Prices
 from schema.user import User
 
 __all__ = [
@@ -136,8 +139,10 @@ class RootField:
     planned: tuple[PlannedField, ...] = ()
     user_fields: tuple[UserField, ...] = ()
     type_name: str = ""
-    #: The schema's User class (the subgraph's entity is a subclass of `User`).
+    #: The schema's User class (the subgraph's entity is a subclass of `User`), and what
+    #: each of its fields reads (the access plan's prices of them).
     user_class: type[User] = User
+    reads: Mapping[str, FieldRead] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,11 +152,7 @@ class CompiledOperation:
     reread: bool
 
     def run(
-        self,
-        schema: GraphQLSchema,
-        context: Context,
-        variables: VariableValues,
-        root_value: Any,
+        self, context: Context, variables: VariableValues, root_value: Any, prices: Prices
     ) -> dict[str, Any] | Coroutine[Any, Any, dict[str, Any] | None] | None:
         """The operation's `data`, or None where graphql-core must answer; a coroutine
         giving either when some read is not known yet."""
@@ -167,7 +168,12 @@ class CompiledOperation:
             if found is None:
                 return None
             plan_partitions(
-                root.user_fields, coerced, context.reads, (u.id for u in found), schema=schema
+                root.user_fields,
+                coerced,
+                context.reads,
+                (user.id for user in found),
+                reads=root.reads,
+                prices=prices,
             )
             users.append(found)
             try:
@@ -352,6 +358,7 @@ def _compile(
                 tuple(planned),
                 tuple(f for node in nodes for f in user_fields(node.selection_set, fragments)),
                 user_class=user_class,
+                reads=reads_of(user_class),
             )
         )
     return CompiledOperation(tuple(roots), reread)
