@@ -44,6 +44,7 @@ from loaders.lock import LockClient
 from schema.clock import Clock, SystemClock
 from schema.cost_policy import GATEWAY_COST_POLICY
 from schema.extensions import request_extensions
+from schema.graphql_schema import graphql_schema
 from schema.prepared import PreparedOperations
 from schema.root import build_schema
 
@@ -149,7 +150,9 @@ def create_app(
         prepared=prepared,
     )
     gate = OperationGate.from_settings(
-        settings, schema._schema, lambda outcome: metrics.untrusted_operations.labels(outcome).inc()
+        settings,
+        graphql_schema(schema),
+        lambda outcome: metrics.untrusted_operations.labels(outcome).inc(),
     )
     if gate.trusted is not None:
         metrics.operation_label = gate.trusted.label_of

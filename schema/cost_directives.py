@@ -51,6 +51,7 @@ from strawberry.schema_directive import Location
 from strawberry.types.unset import UNSET
 
 from schema.extensions import CostPolicy
+from schema.graphql_schema import graphql_schema
 
 COST_SPEC_URL = "https://specs.apollo.dev/cost/v0.1"
 _BACKREF = "strawberry-definition"
@@ -181,7 +182,7 @@ def add_cost_directives(strawberry_schema: Any, policy: CostPolicy) -> None:
     are shared with the plain schema, so each one that gets directives is replaced, in this
     schema only, by a copy that carries them.
     """
-    for placement in cost_directives(strawberry_schema._schema, policy):
+    for placement in cost_directives(graphql_schema(strawberry_schema), policy):
         target = placement.target
         extensions = dict(target.extensions or {})
         definition = extensions.get(_BACKREF)

@@ -21,6 +21,7 @@ from schema.extensions.cost_report import CostReport
 from schema.extensions.document_cache import CachedParsing, CachedValidation
 from schema.extensions.replay_hold import ReplayHold
 from schema.federation import FEDERATION_VERSION, subgraph_query, subgraph_subscription
+from schema.graphql_schema import graphql_schema
 from schema.mutation import Mutation
 from schema.prepared import PreparedOperations, attach
 from schema.query import Query
@@ -112,7 +113,7 @@ def build_schema(
             CompiledExecutionContext if compiled_execution else ReferenceExecutionContext
         ),
     )
-    attach(schema._schema, owner)
+    attach(graphql_schema(schema), owner)
     schema.prepared_operations = owner
     if federation:
         # The cost model as `@cost`/`@listSize` for routers (schema/cost_directives.py).

@@ -19,6 +19,7 @@ from graphql import (
 )
 
 from gateway.cli.field_readers import Reader, Usage, count_text
+from schema.graphql_schema import graphql_schema
 from schema.root import build_schema
 
 
@@ -40,7 +41,7 @@ class Deprecation:
 def load_schema(path: Path | None, *, federation: bool = False) -> GraphQLSchema:
     """The gateway's own schema (the subgraph's with `federation`), or an SDL file's."""
     if path is None:
-        return build_schema(federation=federation)._schema
+        return graphql_schema(build_schema(federation=federation))
     # The SDL as printed (a subgraph's too): its directives need not all be defined here.
     return build_ast_schema(parse(path.read_text()), assume_valid_sdl=True)
 

@@ -27,8 +27,10 @@ from graphql import (
 from graphql.execution import get_variable_values
 
 from gateway.settings import Settings
-from schema.access_plan import reads_partition_whole
-from schema.execution.operation import MANY, NAME, CompiledOperation, compiled_or_why
+from schema.execution.compiler import compiled_or_why
+from schema.execution.operation import MANY, NAME, CompiledOperation
+from schema.graphql_schema import graphql_schema
+from schema.plan_prices import PRICES
 from schema.root import build_schema
 
 COMPILED, DECLINED, BAD_USAGE = 0, 1, 2
@@ -79,7 +81,7 @@ class Declined(Exception):
 
 def explain(text: str, operation_name: str | None, variables: dict[str, Any]) -> str:
     """The explanation; raises `Declined` (with it) when the operation does not compile."""
-    schema: GraphQLSchema = build_schema()._schema
+    schema: GraphQLSchema = graphql_schema(build_schema())
     document = parse(text)
     errors = validate(schema, document)
     if errors:
@@ -129,7 +131,7 @@ def _printed(
         if root.answers == NAME:
             continue
         fields = ", ".join(field for field, _ in root.user_fields)
-        whole = reads_partition_whole(root.user_fields, variables)
+        whole = root.reads_partitions_whole(variables, PRICES)
         plan = "each user's partition read whole" if whole else "field by field"
         lines.append(f"  access plan: {plan} (User fields: {fields})")
         lines.append("  planned reads, asked together before the one wait:")

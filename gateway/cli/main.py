@@ -18,6 +18,7 @@ from gateway.cli.serve import run_serve
 from gateway.cli.usage import add_usage_command
 from gateway.settings import Settings, SettingsError
 from schema.clock import SystemClock
+from schema.graphql_schema import graphql_schema
 from schema.root import build_schema
 
 EXIT_CODES = (
@@ -136,7 +137,7 @@ def schema_sdl(*, federation: bool = False) -> str:
     built = build_schema(federation=federation)
     if federation:
         return built.as_str() + "\n"
-    return entry_points_first(built.as_str(), built._schema) + "\n"
+    return entry_points_first(built.as_str(), graphql_schema(built)) + "\n"
 
 
 def run_create_tables(args: argparse.Namespace, settings: Settings) -> int:

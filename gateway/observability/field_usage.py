@@ -25,6 +25,7 @@ from prometheus_client.registry import Collector, CollectorRegistry
 from strawberry.extensions import SchemaExtension
 
 from schema.extensions.coordinates import Coordinates, coordinates_of
+from schema.graphql_schema import graphql_schema
 from schema.prepared import owner_of
 
 METRIC = "gateway_field_usage"
@@ -140,7 +141,7 @@ class FieldUsageExtension(SchemaExtension):
         context = self.execution_context
         document = context.graphql_document
         if document is not None and not context.pre_execution_errors:
-            schema = context.schema._schema
+            schema = graphql_schema(context.schema)
             owner = owner_of(schema)
             if owner is None:  # a schema not built by build_schema: nothing remembered
                 names = coordinates_of(schema, document, context.operation_name)

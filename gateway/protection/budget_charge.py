@@ -25,6 +25,7 @@ from gateway.protection.rate_limit import Budgets, record_charge
 from loaders.errors import GatewayError
 from schema.context import Context
 from schema.extensions.measures import token_count
+from schema.graphql_schema import graphql_schema
 from schema.prepared import PreparedOperations
 from schema.principal import Principal
 
@@ -82,7 +83,7 @@ class BudgetCharge(SchemaExtension):
         document = context.graphql_document
         if document is not None:
             operation = self.prepared.prepare(
-                context.schema._schema, context.query, document, context.operation_name
+                graphql_schema(context.schema), context.query, document, context.operation_name
             )
             size = operation.selections
         else:
@@ -111,7 +112,7 @@ class BudgetCharge(SchemaExtension):
             and not reread
         ):
             operation = self.prepared.prepare(
-                context.schema._schema, context.query, document, context.operation_name
+                graphql_schema(context.schema), context.query, document, context.operation_name
             )
             cost = max(1, operation.cost(context.variables))
             refusal = await self._charge(principal, cost)

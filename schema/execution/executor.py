@@ -38,7 +38,8 @@ from graphql.pyutils import AwaitableOrValue, is_awaitable
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
 from schema.access_plan import plan_partitions, reads_of, user_fields
-from schema.execution.operation import CompiledOperation, compile_operation, switches_of
+from schema.execution.compiler import compile_operation, switches_of
+from schema.execution.operation import CompiledOperation
 from schema.execution.plan import STRAWBERRY_DEFINITION
 from schema.plan_prices import PRICES
 from schema.prepared import CompletionCounts, PreparedOperation, owner_of

@@ -12,6 +12,7 @@ from strawberry.extensions import ParserCache, ValidationCache
 from strawberry.schema.schema import validate_document
 
 from schema.extensions.compact_validation import validate_compacted
+from schema.graphql_schema import graphql_schema
 
 #: Distinct query texts kept; each entry is one parsed document and its validation errors.
 DOCUMENT_CACHE_SIZE = 512
@@ -72,6 +73,6 @@ class CachedValidation(ValidationCache):
         context = self.execution_context
         if context.pre_execution_errors is None and context.graphql_document is not None:
             context.pre_execution_errors = self.cached_validate_document(
-                context.schema._schema, context.graphql_document, context.validation_rules
+                graphql_schema(context.schema), context.graphql_document, context.validation_rules
             )
         yield

@@ -10,6 +10,7 @@ from graphql import GraphQLError
 from strawberry.extensions import SchemaExtension
 
 from schema.errors import QueryTooComplex
+from schema.graphql_schema import graphql_schema
 
 if TYPE_CHECKING:
     from schema.prepared import PreparedOperation, PreparedOperations
@@ -46,7 +47,7 @@ class QueryLimit(SchemaExtension):
         document = context.graphql_document
         if document is not None and not context.pre_execution_errors:
             operation = self.prepared.prepare(
-                context.schema._schema, context.query, document, context.operation_name
+                graphql_schema(context.schema), context.query, document, context.operation_name
             )
             figure = self.figure(operation)
             if figure > self.maximum:

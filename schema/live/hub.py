@@ -50,7 +50,7 @@ class LiveHub:
         observer: LiveObserver | None = None,
         debounce: float = DEBOUNCE_SECONDS,
     ) -> None:
-        self._schema = schema
+        self._live_schema = schema
         self._reads = SharedReads(new_context)
         self._charge = CoalescedCharge(charge)
         self._observer = observer or NoObserver()
@@ -143,7 +143,7 @@ class LiveHub:
     ) -> tuple[Payload, float | None]:
         """One user's answer to the group's document, read now, strongly consistent, and
         when the first item it read expires (epoch seconds; None: none has a TTL)."""
-        return await read_answer(self._schema, self._reads, key, variables)
+        return await read_answer(self._live_schema, self._reads, key, variables)
 
     # --- time -------------------------------------------------------------------------
 

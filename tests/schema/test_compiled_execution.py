@@ -14,6 +14,7 @@ small schema of its own checks every value the completion leaves to graphql-core
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import random
@@ -48,9 +49,9 @@ from loaders.live.feed_watch import FeedWatch
 from loaders.tables import create_tables
 from schema.clock import FixedClock
 from schema.context import build_context
+from schema.execution.compiler import compile_object
 from schema.execution.executor import PassesPlainFields
 from schema.execution.generated import generate
-from schema.execution.operation import compile_object
 from schema.prepared import PreparedOperations
 from schema.principal import Principal
 from schema.root import build_schema
@@ -406,11 +407,15 @@ FALLBACKS: dict[str, tuple[str, dict[str, Any], Principal]] = {
 async def answer_and_calls(
     schema: Any, query: str, variables: dict[str, Any], dynamo: Dynamo, principal: Principal
 ) -> tuple[tuple[str, list[dict[str, Any]]], int]:
-    """The answer, and how many DynamoDB calls the request asked for."""
+    """The answer, and how many DynamoDB calls the request asked for. The variables are the
+    request's own copy: strawberry's `_entities` resolver takes `__typename` out of each
+    representation it is given."""
     assert isinstance(dynamo, Remembering)
     asked = dynamo.asked
     context = build_context(dynamo=dynamo, principal=principal, clock=FixedClock(NOW))
-    result = await schema.execute(query, variable_values=variables, context_value=context)
+    result = await schema.execute(
+        query, variable_values=copy.deepcopy(variables), context_value=context
+    )
     return answer(result), dynamo.asked - asked
 
 
