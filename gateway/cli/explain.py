@@ -30,7 +30,7 @@ from gateway.settings import Settings
 from schema.execution.compiler import compiled_or_why
 from schema.execution.operation import MANY, NAME, CompiledOperation
 from schema.graphql_schema import graphql_schema
-from schema.plan_prices import PRICES
+from schema.plan_prices import PRICES, Prices
 from schema.root import build_schema
 
 COMPILED, DECLINED, BAD_USAGE = 0, 1, 2
@@ -64,7 +64,7 @@ def run_explain(args: argparse.Namespace, settings: Settings) -> int:
     text = sys.stdin.read() if args.document == "-" else Path(args.document).read_text()
     try:
         variables = json.loads(args.variables)
-        print(explain(text, args.operation_name, variables), end="")
+        print(explain(text, args.operation_name, variables, settings.plan_prices), end="")
     except (GraphQLError, ValueError) as error:
         print(f"insight-gateway explain: {error}", file=sys.stderr)
         return BAD_USAGE
@@ -79,8 +79,11 @@ class Declined(Exception):
         self.text = text
 
 
-def explain(text: str, operation_name: str | None, variables: dict[str, Any]) -> str:
-    """The explanation; raises `Declined` (with it) when the operation does not compile."""
+def explain(
+    text: str, operation_name: str | None, variables: dict[str, Any], prices: Prices = PRICES
+) -> str:
+    """The explanation (the access plan at `prices`, the settings' `INSIGHT_PRICE_*`);
+    raises `Declined` (with it) when the operation does not compile."""
     schema: GraphQLSchema = graphql_schema(build_schema())
     document = parse(text)
     errors = validate(schema, document)
@@ -108,7 +111,7 @@ def explain(text: str, operation_name: str | None, variables: dict[str, Any]) ->
             f"{operation.operation.value} {name}: not compiled ({compiled}); graphql-core "
             "answers it, field by field\n"
         )
-    return _printed(operation, name, compiled, coerced.coerced)
+    return _printed(operation, name, compiled, coerced.coerced, prices)
 
 
 def _printed(
@@ -116,6 +119,7 @@ def _printed(
     name: str,
     compiled: CompiledOperation,
     variables: dict[str, Any],
+    prices: Prices,
 ) -> str:
     kind = "a re-read of a changed user" if compiled.reread else operation.operation.value
     lines = [f"{kind} {name}: compiled, {len(compiled.roots)} root field(s)"]
@@ -131,7 +135,7 @@ def _printed(
         if root.answers == NAME:
             continue
         fields = ", ".join(field for field, _ in root.user_fields)
-        whole = root.reads_partitions_whole(variables, PRICES)
+        whole = root.reads_partitions_whole(variables, prices)
         plan = "each user's partition read whole" if whole else "field by field"
         lines.append(f"  access plan: {plan} (User fields: {fields})")
         lines.append("  planned reads, asked together before the one wait:")

@@ -38,6 +38,7 @@ from schema.execution.operation import (
     RootField,
 )
 from schema.execution.plan import COLLECTION_DIRECTIVES, STRAWBERRY_DEFINITION, compile_level
+from schema.field_reads import UndeclaredRead
 from schema.user import User
 
 __all__ = ["compile_object", "compile_operation", "compiled_or_why", "switches_of"]
@@ -106,7 +107,7 @@ def compiled_or_why(
     """The compiled operation, or what makes it decline (`insight-gateway explain`)."""
     try:
         return _compile(schema, operation, fragments, variables)
-    except Declined as declined:
+    except (Declined, UndeclaredRead) as declined:
         return str(declined)
 
 
