@@ -180,6 +180,16 @@ def answer(result: ExecutionResult) -> tuple[str, list[dict[str, Any]]]:
     return json.dumps(result.data), sorted(errors, key=json.dumps)
 
 
+#: Hypothesis's settings for the tests that run requests: every example, or a quarter of
+#: them (re-reads and `_entities`), with no deadline on a busy machine.
+SLOW_EXAMPLES = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+SLOW_EXAMPLES_QUARTER = settings(SLOW_EXAMPLES, max_examples=max(EXAMPLES // 4, 10))
+
+
 # --- the generated selections ------------------------------------------------------------
 
 ARGUMENTS = {"months": st.integers(0, 14), "limit": st.integers(0, 12)}
@@ -242,11 +252,7 @@ def operations(draw: st.DrawFn, schema: GraphQLSchema) -> tuple[str, dict[str, A
     return query, {"ids": USER_IDS, **state["variables"]}
 
 
-@settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@SLOW_EXAMPLES
 @given(operation=operations(COMPILED._schema))
 async def test_generated_selections_answer_the_same(
     operation: tuple[str, dict[str, Any]], dynamo: Dynamo, cache: CoherentCache
@@ -276,11 +282,7 @@ def subscriptions(draw: st.DrawFn, schema: GraphQLSchema) -> tuple[str, dict[str
     return document, {"ids": ["full-1"], **state["variables"]}
 
 
-@settings(
-    max_examples=max(EXAMPLES // 4, 10),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@SLOW_EXAMPLES_QUARTER
 @given(operation=subscriptions(COMPILED._schema))
 async def test_generated_selections_reread_the_same(
     operation: tuple[str, dict[str, Any]], dynamo: Dynamo
@@ -329,11 +331,7 @@ def entity_operations(draw: st.DrawFn, schema: GraphQLSchema) -> tuple[str, dict
     return query, variables
 
 
-@settings(
-    max_examples=max(EXAMPLES // 4, 10),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@SLOW_EXAMPLES_QUARTER
 @given(operation=entity_operations(SUBGRAPH._schema))
 async def test_generated_entities_answer_the_same_in_the_subgraph(
     operation: tuple[str, dict[str, Any]], dynamo: Dynamo
