@@ -16,13 +16,12 @@ import asyncio
 import json
 import random
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
 
-from bench.load.subscriber import RECONNECT_SECONDS, Watch
+from bench.load.subscriber import RECONNECT_SECONDS, Received, Watch
 
 #: A stream silent this long is dead (the gateway's keepalive comment comes every 15 s).
 READ_SECONDS = 60.0
@@ -30,18 +29,11 @@ CONNECT_SECONDS = 15.0
 
 
 @dataclass
-class SseSubscriber:
-    """The socket client's surface (bench/load/subscriber.py) over one SSE stream."""
+class SseSubscriber(Received):
+    """The socket client's surface (bench/load/subscriber.py) over one SSE stream; each
+    stream ends (`closes`) by `retry` (a restart's), `complete`, `eof`, or `HTTP <status>`."""
 
-    url: str
-    token: str
-    watches: list[Watch]
     transport = "sse"
-    events: dict[str, list[tuple[float, int | None]]] = field(default_factory=dict)
-    connects: int = 0
-    #: How each stream ended: `retry` (a restart's), `complete`, `eof`, or `HTTP <status>`.
-    closes: Counter[str] = field(default_factory=Counter)
-    errors: list[str] = field(default_factory=list)
     #: The id of the last event received: sent back as `Last-Event-ID`.
     last_event_id: str | None = None
     #: Each reconnect's `Last-Event-ID` (None: a first subscribe).
@@ -50,14 +42,7 @@ class SseSubscriber:
     def __post_init__(self) -> None:
         if len(self.watches) != 1:
             raise ValueError("an SSE stream (distinct connections) carries one subscription")
-        self.events = {watch.id: [] for watch in self.watches}
-
-    def has_initial_states(self) -> bool:
-        return all(self.events[watch.id] for watch in self.watches)
-
-    def latest(self, watch: Watch) -> int | None:
-        events = self.events[watch.id]
-        return events[-1][1] if events else None
+        super().__post_init__()
 
     async def run(
         self, session: aiohttp.ClientSession, stop: asyncio.Event, start_after: float = 0.0

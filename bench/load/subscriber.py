@@ -37,14 +37,16 @@ class Watch:
 
 
 @dataclass
-class Subscriber:
+class Received:
+    """What a live-phase client received over its connection, whatever the transport."""
+
     url: str
     token: str
     watches: list[Watch]
-    transport = "websocket"
     #: Per subscription id: (monotonic instant received, the watched amount) of each event.
     events: dict[str, list[tuple[float, int | None]]] = field(default_factory=dict)
     connects: int = 0
+    #: How each connection ended (a close code, or the stream's end).
     closes: Counter[str] = field(default_factory=Counter)
     errors: list[str] = field(default_factory=list)
 
@@ -57,6 +59,11 @@ class Subscriber:
     def latest(self, watch: Watch) -> int | None:
         events = self.events[watch.id]
         return events[-1][1] if events else None
+
+
+@dataclass
+class Subscriber(Received):
+    transport = "websocket"
 
     async def run(
         self, session: aiohttp.ClientSession, stop: asyncio.Event, start_after: float = 0.0
