@@ -46,6 +46,7 @@ from schema.plan_prices import PRICES, Prices
 from schema.scalars import WireForms
 
 __all__ = [
+    "COMPILED_PER_OPERATION",
     "PREPARED_OPERATIONS",
     "REMEMBERED_PER_OPERATION",
     "SCHEMA_EXTENSION_KEY",
@@ -62,9 +63,13 @@ V = TypeVar("V")
 #: Prepared operations kept: as many texts as the parser cache keeps (512), with room for a
 #: few operation names per text.
 PREPARED_OPERATIONS = 1024
-#: Per prepared operation, the remembered costs (one per shape of the variables) and plans
-#: (one per set of merged nodes): past this many, the oldest goes.
+#: Per prepared operation, the remembered costs (one per shape of the variables): past this
+#: many, the oldest goes.
 REMEMBERED_PER_OPERATION = 256
+#: Per prepared operation, the compiled forms kept (one per set of `@include`/`@skip`
+#: values): a full User's is ~87 KiB of code, so a document with many switches cannot fill
+#: the process with them (the others are compiled again when asked).
+COMPILED_PER_OPERATION = 4
 #: The key under which the owner hangs on graphql-core's schema (`GraphQLSchema.extensions`).
 SCHEMA_EXTENSION_KEY = "insight.prepared_operations"
 
@@ -85,17 +90,18 @@ class CompletionCounts:
 class _Remembered(Generic[V]):
     """A small LRU of values computed from one prepared operation."""
 
-    __slots__ = ("_values",)
+    __slots__ = ("_values", "maxsize")
 
-    def __init__(self) -> None:
+    def __init__(self, maxsize: int = REMEMBERED_PER_OPERATION) -> None:
         self._values: OrderedDict[Hashable, V] = OrderedDict()
+        self.maxsize = maxsize
 
     def get(self, key: Hashable, compute: Callable[[], V]) -> V:
         try:
             value = self._values[key]
         except KeyError:
             value = self._values[key] = compute()
-            if len(self._values) > REMEMBERED_PER_OPERATION:
+            if len(self._values) > self.maxsize:
                 self._values.popitem(last=False)
             return value
         self._values.move_to_end(key)
@@ -127,7 +133,7 @@ class PreparedOperation:
         self._overlaps: dict[int | None, int] = {}
         self._costs: _Remembered[int] = _Remembered()
         self._coordinates: Coordinates | None = None
-        self._compiled: _Remembered[Any] = _Remembered()
+        self._compiled: _Remembered[Any] = _Remembered(COMPILED_PER_OPERATION)
         self._switches: tuple[str, ...] | None = None
 
     def overlaps(self, stop_above: int | None) -> int:

@@ -55,26 +55,37 @@ class Selection:
 
 @dataclass(frozen=True, slots=True)
 class Completion:
-    """The generated function of a top level (`complete(source, answers)`) and its text."""
+    """The generated function of a top level (`complete(source, answers)`), and the
+    selection it was written for (its text is written again when asked: `source`)."""
 
     complete: Callable[[Any, Sequence[Any] | None], dict[str, Any]]
-    source: str
+    selection: Selection
+
+    @property
+    def source(self) -> str:
+        """The functions' text, as `generate` compiled it (`insight-gateway explain`)."""
+        return _written(self.selection)[0]
 
 
 def generate(level: Selection) -> Completion:
     """The functions completing `level` and every level under it."""
-    writer = _Writer()
-    name = writer.function(level, top=True)
+    source, name, values = _written(level)
     namespace: dict[str, Any] = {
         "Unplain": Unplain,
         "Undefined": Undefined,
         "PLAIN_TYPES": PLAIN_TYPES,
         "check_plain": check_plain,
-        **writer.values,
+        **values,
     }
-    source = "\n\n".join(writer.functions)
     exec(compile(source, f"<completion of {level.type_name}>", "exec"), namespace)
-    return Completion(namespace[name], source)
+    return Completion(namespace[name], level)
+
+
+def _written(level: Selection) -> tuple[str, str, dict[str, Any]]:
+    """The functions' text, the top function's name and the values they name."""
+    writer = _Writer()
+    name = writer.function(level, top=True)
+    return "\n\n".join(writer.functions), name, writer.values
 
 
 class _Writer:

@@ -49,10 +49,10 @@ from loaders.live.feed_watch import FeedWatch
 from loaders.tables import create_tables
 from schema.clock import FixedClock
 from schema.context import build_context
-from schema.execution.compiler import compile_object
+from schema.execution.compiler import compile_object, compile_operation
 from schema.execution.executor import PassesPlainFields
 from schema.execution.generated import generate
-from schema.prepared import PreparedOperations
+from schema.prepared import COMPILED_PER_OPERATION, PreparedOperations
 from schema.principal import Principal
 from schema.root import build_schema
 from schema.user import User
@@ -448,25 +448,51 @@ async def test_what_does_not_compile_is_graphql_cores(case: str, dynamo: Dynamo)
     assert compiled == core
 
 
-async def test_a_document_compiles_once_per_set_of_include_values(dynamo: Dynamo) -> None:
+async def test_a_document_compiles_once_per_set_of_include_values(
+    dynamo: Dynamo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Compiled once per set of the values `@include`/`@skip` read, and only the last
+    `COMPILED_PER_OPERATION` sets are kept (a full User's compiled form is ~87 KiB)."""
+    compiled: list[Any] = []
+
+    def counted(*args: Any) -> Any:
+        compiled.append(args[3].coerced)
+        return compile_operation(*args)
+
+    monkeypatch.setattr("schema.execution.executor.compile_operation", counted)
     owner = PreparedOperations()
     schema = build_schema(prepared=owner)
     query = (
-        "query($ids: [ID!]!, $more: Boolean!) { users(ids: $ids) { id "
-        "alert @include(if: $more) { alertSent } } }"
+        "query($ids: [ID!]!, $a: Boolean!, $b: Boolean!, $c: Boolean!) { users(ids: $ids) { id "
+        "alert @include(if: $a) { alertSent } income @skip(if: $b) { amount } "
+        "payday @include(if: $c) { nextDate } } }"
     )
-    compiles: list[Any] = []
-    for more in (True, False, True, False, True):
+
+    async def run(a: bool, b: bool, c: bool) -> None:
         context = build_context(dynamo=dynamo, principal=DASHBOARD_USER, clock=FixedClock(NOW))
-        result = await schema.execute(
-            query, variable_values={"ids": ["full-1"], "more": more}, context_value=context
-        )
+        variables = {"ids": ["full-1"], "a": a, "b": b, "c": c}
+        result = await schema.execute(query, variable_values=variables, context_value=context)
         assert result.errors is None
-        assert ("alert" in result.data["users"][0]) is more  # type: ignore[index]
-        compiles.append(owner.completion.compiled)
-    assert compiles == [1, 2, 3, 4, 5]
+        assert result.data is not None
+        [user] = result.data["users"]
+        assert ("alert" in user, "income" in user, "payday" in user) == (a, not b, c)
+
+    for switches in [(True, False, True), (False, False, True)] * 3:
+        await run(*switches)
+    assert len(compiled) == 2  # each set once, answered by its compiled form every time
+    assert owner.completion.compiled == 6
+    every = [(a, b, c) for a in (True, False) for b in (True, False) for c in (True, False)]
+    for switches in every:
+        await run(*switches)
+    # Six sets new; of the two above, (True, False, True) was still kept when met (third),
+    # (False, False, True) no longer (seventh: four others came after it).
+    assert len(compiled) == 2 + 6 + 1
     prepared = next(iter(owner._entries.values()))
-    assert len(prepared._compiled) == 2
+    assert len(prepared._compiled) == COMPILED_PER_OPERATION
+    await run(*every[-1])  # kept: the most recent
+    assert len(compiled) == 9
+    await run(*every[0])  # dropped: compiled again
+    assert len(compiled) == 10
 
 
 # --- the middleware the compiled form runs under ---------------------------------------------
