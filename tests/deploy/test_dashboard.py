@@ -125,6 +125,7 @@ def test_it_shows_what_the_on_call_engineer_opens_it_for() -> None:
     wanted = {
         "operations by type": "gateway_graphql_operations_total",
         "latency by type": "gateway_graphql_operation_seconds_bucket",
+        "execution path": "gateway_operations_executed_total",
         "errors by code": "gateway_graphql_errors_total",
         "dynamodb calls": "gateway_dynamodb_calls_total",
         "read capacity": "gateway_graphql_operation_read_capacity_units_sum",

@@ -69,6 +69,7 @@ MUST_SHOW = [
     "GraphQL requests and errors",
     "Operations by type and trusted name",
     "Operation latency by type and trusted name (p50, p99)",
+    "Operations by execution path",
     "Errors by code",
     "Errors per GraphQL request, by code",
     "DynamoDB calls by operation and outcome",
