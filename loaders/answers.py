@@ -2,7 +2,7 @@
 value, with no future awaited and no task; any other is `Later`: the loads it waits on and
 the rule that makes the answer of what they give.
 
-The planned executor (`schema.execution.executor`) asks every field of every object for its
+A compiled operation (`schema.execution.operation`) asks every field of every user for its
 answer first, then waits once on all their loads together (`Later.loads`), then settles each
 answer synchronously (`Later.settle`): no coroutine or task per field. graphql-core's own path
 awaits a `Later` like any awaitable.

@@ -1,6 +1,6 @@
 """Re-reads that start in the same event-loop tick share one request's reads: their documents
-execute side by side over one set of loaders, so the planned executor asks for every key of
-every one of them before the first wait, and their point reads go out together in
+execute side by side over one set of loaders, so their compiled operations ask for every key
+of every one of them before the first wait, and their point reads go out together in
 BatchGetItem pages of up to 100 keys, their Queries side by side: one wait for up to
 `MAX_USERS` users, like a dashboard's `users(ids:)`, where each group alone would send its
 own calls. The scheduler starts the groups woken together in one tick

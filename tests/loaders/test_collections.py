@@ -108,7 +108,7 @@ async def test_the_query_goes_out_with_the_reads_asked_in_the_same_pass(
     dynamo: Dynamo, dynamodb_calls: CallCounter
 ) -> None:
     # The plan collects the partition and asks for every read in one synchronous pass (the
-    # planned executor), so the partition's Query is sent at once, in the batch of the
+    # compiled operation), so the partition's Query is sent at once, in the batch of the
     # other Queries: nothing holds it back a tick.
     points, queries = _cores(dynamo)
     batches: list[int] = []
