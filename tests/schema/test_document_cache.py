@@ -9,7 +9,7 @@ from graphql import parse as parse_document
 from strawberry.extensions.parser_cache import _get_parse_cache
 
 from gateway.settings import Settings
-from schema.extensions import query_limits
+from schema.extensions import request_extensions
 from schema.extensions.document_cache import (
     DOCUMENT_CACHE_SIZE,
     ValidatedDocuments,
@@ -62,7 +62,7 @@ async def test_a_query_limit_still_refuses_before_the_cached_validation(
     attempt: int,
 ) -> None:
     settings = Settings(max_query_depth=2)
-    schema = build_schema(query_limits(settings.query_limits, PreparedOperations()))
+    schema = build_schema(request_extensions(settings.query_limits, PreparedOperations()))
     result = await schema.execute('{ user(id: "u") { payday { pave { payday } } } }')
     assert result.errors is not None
     [error] = result.errors

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -18,7 +19,7 @@ from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
 from schema.context import build_context
 from schema.cost_policy import GATEWAY_COST_POLICY
-from schema.extensions.cost_limit import CostLimit
+from schema.extensions import QueryLimitsCheck
 from schema.extensions.measures import query_cost
 from schema.prepared import PreparedOperations
 from schema.principal import Principal
@@ -37,6 +38,8 @@ ENTITIES = (
     f"{{ ... on User {{ {SELECTION} }} }} }}"
 )
 USERS = f"query($ids: [ID!]!) {{ users(ids: $ids) {{ {SELECTION} }} }}"
+#: The gateway's default limits, but a cost of 100.
+COST_100 = replace(Settings().query_limits, max_cost=100)
 
 
 def representations(ids: list[str]) -> dict[str, Any]:
@@ -200,7 +203,8 @@ def test_representations_multiply_the_cost_as_ids_do(subgraph_schema: Any) -> No
 
 async def test_the_cost_limit_refuses_too_many_representations(dynamo: Dynamo) -> None:
     limited = build_schema(
-        [partial(CostLimit, 100, PreparedOperations(GATEWAY_COST_POLICY))], federation=True
+        [partial(QueryLimitsCheck, COST_100, PreparedOperations(GATEWAY_COST_POLICY))],
+        federation=True,
     )
     ten = await run(limited, ENTITIES, representations(TEN_USERS), dynamo=dynamo)
     eleven = await run(

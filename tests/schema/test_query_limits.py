@@ -7,10 +7,9 @@ from typing import Any
 import pytest
 import strawberry
 from graphql import FragmentDefinitionNode
-from strawberry.extensions import SchemaExtension
 
 from gateway.settings import Settings
-from schema.extensions import CostPolicy, measures, query_limits
+from schema.extensions import CostPolicy, QueryLimitsCheck, measures, request_extensions
 from schema.extensions.measures import token_count
 from schema.prepared import PreparedOperations
 
@@ -70,7 +69,7 @@ POLICY = CostPolicy(field_costs={"Person.friend": 1, "Person.months": 1})
 
 
 def limited_schema(settings: Settings = LIMITS) -> strawberry.Schema:
-    extensions: list[Any] = query_limits(settings.query_limits, PreparedOperations(POLICY))
+    extensions: list[Any] = request_extensions(settings.query_limits, PreparedOperations(POLICY))
     return strawberry.Schema(query=Query, extensions=extensions)
 
 
@@ -357,18 +356,25 @@ def test_default_limits_are_the_documented_ones() -> None:
         settings.max_query_cost,
     ) == (2000, 10, 30, 10_000)
     configured = Settings.from_environ({"INSIGHT_MAX_QUERY_DEPTH": "3"})
-    extensions: list[SchemaExtension] = [
-        factory() for factory in query_limits(configured.query_limits, PreparedOperations(POLICY))
+    [check] = [
+        factory()
+        for factory in request_extensions(configured.query_limits, PreparedOperations(POLICY))
     ]
-    assert [(type(e).__name__, getattr(e, "maximum", None)) for e in extensions] == [
-        ("TokenLimit", 2000),
-        ("DepthLimit", 3),
-        ("AliasLimit", 30),
-        ("CostLimit", 10_000),
-        ("SelectionLimit", 1000),
-        ("FragmentDepthLimit", 50),
-        ("OverlapLimit", 1000),
+    assert isinstance(check, QueryLimitsCheck)
+    assert check.limits.max_tokens == 2000
+    assert [(name, maximum) for name, maximum, _ in check.measures] == [
+        ("depth", 3),
+        ("aliases", 30),
+        ("cost", 10_000),
+        ("selections", 1000),
+        ("fragment depth", 50),
+        ("overlapping field pairs", 1000),
     ]
+    closed = Settings.from_environ({"INSIGHT_INTROSPECTION": "false"})
+    assert [
+        type(factory()).__name__
+        for factory in request_extensions(closed.query_limits, PreparedOperations(POLICY))
+    ] == ["QueryLimitsCheck", "DisableIntrospection"]
 
 
 def test_token_count_matches_the_parser_and_ignores_comments() -> None:
@@ -384,7 +390,7 @@ async def test_the_token_limit_holds_behind_a_parser_cache() -> None:
 
     extensions: list[Any] = [
         ParserCache,
-        *query_limits(LIMITS.query_limits, PreparedOperations(POLICY)),
+        *request_extensions(LIMITS.query_limits, PreparedOperations(POLICY)),
     ]
     schema = strawberry.Schema(query=Query, extensions=extensions)
     flood = "{ person(id: 1) { " + "id " * 300 + "} }"
@@ -404,7 +410,7 @@ def cached_schema() -> tuple[strawberry.Schema, PreparedOperations]:
     from strawberry.extensions import ParserCache
 
     prepared = PreparedOperations(POLICY)
-    extensions: list[Any] = [ParserCache, *query_limits(LIMITS.query_limits, prepared)]
+    extensions: list[Any] = [ParserCache, *request_extensions(LIMITS.query_limits, prepared)]
     return strawberry.Schema(query=Query, extensions=extensions), prepared
 
 
@@ -420,14 +426,14 @@ async def test_a_repeated_query_is_measured_once_and_refused_alike() -> None:
             "maximum": 4,
             "actual": 5,
         }
-    # Prepared by the first request's depth limit, the only limit that looked.
+    # Prepared by the first request's check, and found by the next two.
     assert (prepared.preparations, prepared.reuses) == (1, 2)
     assert READS == []
     shallow = "{ person(id: 1) { friend { id } } }"
     for _ in range(2):
         assert (await schema.execute(shallow)).errors is None
-    # Six measuring limits a request, the first of the first request preparing it.
-    assert (prepared.preparations, prepared.reuses) == (2, 2 + 11)
+    # One look a request for every limit: the first request's prepares it.
+    assert (prepared.preparations, prepared.reuses) == (2, 2 + 1)
     assert READS == ["friend:1", "friend:1"]
 
 
