@@ -22,7 +22,14 @@ from typing import Any
 from graphql import Undefined
 from graphql.pyutils import is_awaitable
 
-from schema.execution.plan import LEAF, LEAF_LIST, OBJECT, TYPENAME, PlainField
+from schema.execution.plan import (
+    LEAF,
+    LEAF_LIST,
+    OBJECT,
+    OWN_OUTPUT_TYPES,
+    TYPENAME,
+    PlainField,
+)
 
 __all__ = ["Completion", "Unplain", "generate"]
 
@@ -88,6 +95,13 @@ def _written(level: Selection) -> tuple[str, str, dict[str, Any]]:
     return "\n\n".join(writer.functions), name, writer.values
 
 
+def _own_output_type(field: PlainField) -> type | None:
+    """The type whose values a leaf's coercion gives back as they are, if it has one."""
+    if field.kind != LEAF or field.coerce is None:
+        return None
+    return OWN_OUTPUT_TYPES.get(field.coerce)
+
+
 class _Writer:
     def __init__(self) -> None:
         self.functions: list[str] = []
@@ -118,7 +132,15 @@ class _Writer:
                 lines.append(f"    value = source.{field.attribute}")
             else:
                 lines.append(f"    value = {self.value('read', field.read)}(source)")
-            lines.append("    if value is None or value is Undefined:")
+            own = _own_output_type(field)
+            if own is not None:
+                # A value of its output's type (a str for a String) is its own output: no
+                # check, no call (the coercion's own first test, in line).
+                lines.append(f"    if type(value) is {own.__name__}:")
+                lines.append(f"        out[{key}] = value")
+                lines.append("    elif value is None or value is Undefined:")
+            else:
+                lines.append("    if value is None or value is Undefined:")
             lines.append(
                 "        raise Unplain" if field.non_null else f"        out[{key}] = None"
             )

@@ -275,3 +275,6 @@ _FAST_COERCERS: dict[str, Callable[[Any], Any]] = {
     "Int": _int,
     "Float": _float,
 }
+#: The coercions that give a value of this type back as it is (the generated completion
+#: tests the type in line instead of calling them: `schema.execution.generated`).
+OWN_OUTPUT_TYPES: dict[Callable[[Any], Any], type] = {_string: str, _id: str, _boolean: bool}
