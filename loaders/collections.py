@@ -11,39 +11,56 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from functools import partial
-from typing import TypeVar
+from typing import Any, TypeAlias, TypeVar
 
-from loaders.codec import Item, WireItem, from_wire
+from loaders.codec import Item, WireItem
 from loaders.keys import ItemKey, QueryKey
 from loaders.table import Table
 
-__all__ = ["Collected", "Collections", "Partition", "T"]
+__all__ = ["Collected", "Collections", "Partition", "Read", "T", "Undecoded"]
 
 T = TypeVar("T")
 
 Partition = tuple[Table, str]
 
 
+class Undecoded:
+    """An item of a partition read whole, as it came: `row_of` decodes it when a rule first
+    builds a row of it, and keeps the row; a rule may read one attribute of its `wire`
+    first, so that the items it drops are never decoded."""
+
+    __slots__ = ("rows", "wire")
+
+    def __init__(self, wire: WireItem) -> None:
+        self.wire = wire
+        self.rows: dict[object, Any] = {}
+
+
+#: What a read gives: an item decoded, or one of a partition read whole, still undecoded.
+Read: TypeAlias = Item | Undecoded
+
+
 class Collected:
     """The live items of one partition, in sort-key order (DynamoDB's, which is the order
     of Python's `str` comparison, both being by code point).
 
-    They arrive in wire form and each is decoded the first time a read picks it: a full
-    User reads ~110 of its partition's items, a selection of two fields a handful."""
+    They arrive in wire form and are handed out `Undecoded`, each decoded only when a rule
+    builds its row: a full User reads ~110 of its partition's items, a selection of two
+    fields a handful."""
 
-    __slots__ = ("_answers", "_by_sk", "_decoded", "_sort_keys", "_wire")
+    __slots__ = ("_answers", "_by_sk", "_read", "_sort_keys", "_wire")
 
     def __init__(self, table: Table, wire_items: list[WireItem]) -> None:
         sort_key = table.key_names[1]
         assert sort_key is not None
         self._wire = wire_items
         self._sort_keys: list[str] = [item[sort_key]["S"] for item in wire_items]
-        self._decoded: list[Item | None] = [None] * len(wire_items)
+        self._read: list[Read | None] = [None] * len(wire_items)
         self._by_sk: dict[str, int] | None = None
         # Each Query's answer, once picked (the coherent cache's partitions answer the
         # same Queries request after request; a few lists of references, within the rows'
         # share the cache charges). Callers never change an answer's list.
-        self._answers: dict[QueryKey, list[Item]] = {}
+        self._answers: dict[QueryKey, list[Read]] = {}
 
     @classmethod
     def of_items(cls, table: Table, items: list[Item]) -> Collected:
@@ -52,7 +69,7 @@ class Collected:
         sort_key = table.key_names[1]
         assert sort_key is not None
         collected._sort_keys = [item[sort_key] for item in items]
-        collected._decoded = list(items)
+        collected._read = list(items)
         return collected
 
     def __len__(self) -> int:
@@ -62,25 +79,25 @@ class Collected:
     def sort_keys(self) -> list[str]:
         return self._sort_keys
 
-    def _item(self, index: int) -> Item:
-        item = self._decoded[index]
-        if item is None:
-            item = self._decoded[index] = from_wire(self._wire[index])
-        return item
+    def _item(self, index: int) -> Read:
+        read = self._read[index]
+        if read is None:
+            read = self._read[index] = Undecoded(self._wire[index])
+        return read
 
-    def point(self, key: ItemKey) -> Item | None:
+    def point(self, key: ItemKey) -> Read | None:
         if self._by_sk is None:
             self._by_sk = {sk: index for index, sk in enumerate(self._sort_keys)}
         index = self._by_sk.get(key.sk) if key.sk is not None else None
         return self._item(index) if index is not None else None
 
-    def query(self, query: QueryKey) -> list[Item]:
+    def query(self, query: QueryKey) -> list[Read]:
         answer = self._answers.get(query)
         if answer is None:
             answer = self._answers[query] = self._pick(query)
         return answer
 
-    def _pick(self, query: QueryKey) -> list[Item]:
+    def _pick(self, query: QueryKey) -> list[Read]:
         prefix = query.sk_prefix
         matching = [index for index, sk in enumerate(self._sort_keys) if sk.startswith(prefix)]
         if query.newest_first:
@@ -96,7 +113,8 @@ class Collections:
     def __init__(self) -> None:
         # Each partition's one Query, sent with the request's other reads (the plan collects
         # a partition in the same pass that asks for its reads).
-        self._sources: dict[Partition, asyncio.Future[list[WireItem]]] = {}
+        # Its items in wire form, or decoded (`decoded`).
+        self._sources: dict[Partition, asyncio.Future[list[Any]]] = {}
         # One `Collected` (and its SK index) per partition, however many keys derive.
         self._collected: dict[Partition, Collected] = {}
         # Partitions whose Query answers decoded items (the coherent cache's reads).
@@ -108,7 +126,7 @@ class Collections:
     def add(
         self,
         partition: Partition,
-        start: Callable[[], asyncio.Future[list[WireItem]]],
+        start: Callable[[], asyncio.Future[list[Any]]],
         *,
         decoded: bool = False,
     ) -> None:
@@ -149,7 +167,7 @@ class Collections:
         partition: Partition,
         derived: asyncio.Future[T],
         pick: Callable[[Collected], T],
-        source: asyncio.Future[list[WireItem]],
+        source: asyncio.Future[list[Any]],
     ) -> None:
         if derived.done():
             return

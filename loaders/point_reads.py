@@ -13,7 +13,7 @@ from aiodataloader import DataLoader
 from loaders.answers import Found, done, pending
 from loaders.cache import CacheReader, Miss
 from loaders.codec import Item, is_live
-from loaders.collections import Collected, Collections
+from loaders.collections import Collected, Collections, Read
 from loaders.dynamodb import Dynamo
 from loaders.dynamodb_errors import KeysRefused
 from loaders.expiry import Expiries
@@ -24,7 +24,7 @@ __all__ = ["PointReadLoader"]
 _OVER_LIMITS = "A key of this read is over DynamoDB's key limits (an id too long)"
 
 
-class PointReadLoader(DataLoader[ItemKey, Item | None]):
+class PointReadLoader(DataLoader[ItemKey, Read | None]):
     """Loads one item per key: None when absent or expired at the request's `now`.
 
     Every key loaded in the same tick, whatever its table or user, goes out together in
@@ -46,7 +46,7 @@ class PointReadLoader(DataLoader[ItemKey, Item | None]):
         cache: CacheReader | None = None,
         expiries: Expiries | None = None,
     ) -> None:
-        self._futures: dict[ItemKey, asyncio.Future[Item | None]] = {}
+        self._futures: dict[ItemKey, asyncio.Future[Read | None]] = {}
         super().__init__(loop=asyncio.get_running_loop(), cache_map=self._futures)
         self._dynamo = dynamo
         self._now = now
@@ -55,14 +55,14 @@ class PointReadLoader(DataLoader[ItemKey, Item | None]):
         self._coherent = cache
         self._expiries = expiries
 
-    def load(self, key: ItemKey) -> asyncio.Future[Item | None]:
+    def load(self, key: ItemKey) -> asyncio.Future[Read | None]:
         cached = self._futures.get(key)
         if cached is not None:
             return cached
         if self._coherent is not None:
             found = self._coherent.point(key)
             if not isinstance(found, Miss):
-                answered: asyncio.Future[Item | None] = self.loop.create_future()
+                answered: asyncio.Future[Read | None] = self.loop.create_future()
                 answered.set_result(found)
                 self._futures[key] = answered
                 return answered
@@ -72,18 +72,18 @@ class PointReadLoader(DataLoader[ItemKey, Item | None]):
         self._futures[key] = derived
         return derived
 
-    def answer(self, key: ItemKey) -> Found[Item | None]:
+    def answer(self, key: ItemKey) -> Found[Read | None]:
         """The item now when it is known (the coherent cache holds it, or this request
         read it already), without a future to await; otherwise the future of its load."""
         future = self.load(key)
         return future.result() if done(future) else future
 
-    def answer_many(self, keys: Sequence[ItemKey]) -> Found[list[Item | None]]:
+    def answer_many(self, keys: Sequence[ItemKey]) -> Found[list[Read | None]]:
         """`answer` for each key: a list now when every one is known."""
         found = [self.answer(key) for key in keys]
         if any(pending(item) for item in found):
             return self.load_many(keys)
-        return cast(list[Item | None], found)
+        return cast(list[Read | None], found)
 
     async def batch_load_fn(  # type: ignore[override]
         self, keys: Sequence[ItemKey]

@@ -14,7 +14,7 @@ from aiodataloader import DataLoader
 from loaders.answers import Found, done
 from loaders.cache import CacheReader, Miss
 from loaders.codec import Item, WireItem, from_wire, is_live
-from loaders.collections import Collected, Collections
+from loaders.collections import Collected, Collections, Read
 from loaders.dynamodb import Dynamo
 from loaders.expiry import Expiries
 from loaders.keys import QueryKey
@@ -23,7 +23,7 @@ from loaders.tables import Table
 __all__ = ["QueryLoader", "WholePartition"]
 
 
-class QueryLoader(DataLoader[QueryKey, list[Item]]):
+class QueryLoader(DataLoader[QueryKey, list[Read]]):
     """Loads the live items of one Query; equal queries of a request are sent once, and all
     queries of a tick are sent concurrently. A failed query fails only its own loads.
 
@@ -43,7 +43,7 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
         cache: CacheReader | None = None,
         expiries: Expiries | None = None,
     ) -> None:
-        self._futures: dict[QueryKey, asyncio.Future[list[Item]]] = {}
+        self._futures: dict[QueryKey, asyncio.Future[list[Read]]] = {}
         super().__init__(loop=asyncio.get_running_loop(), cache_map=self._futures)
         self._dynamo = dynamo
         self._now = now
@@ -72,14 +72,14 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
         self._collections.discard((table, pk))
         self.clear_all()
 
-    def load(self, key: QueryKey) -> asyncio.Future[list[Item]]:
+    def load(self, key: QueryKey) -> asyncio.Future[list[Read]]:
         cached = self._futures.get(key)
         if cached is not None:
             return cached
         if self._coherent is not None:
             found = self._coherent.query(key)
             if not isinstance(found, Miss):
-                answered: asyncio.Future[list[Item]] = self.loop.create_future()
+                answered: asyncio.Future[list[Read]] = self.loop.create_future()
                 answered.set_result(found)
                 self._futures[key] = answered
                 return answered
@@ -89,7 +89,7 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
         self._futures[key] = derived
         return derived
 
-    def answer(self, key: QueryKey) -> Found[list[Item]]:
+    def answer(self, key: QueryKey) -> Found[list[Read]]:
         """The items now when they are known (the coherent cache holds the Query, or this
         request read it already), without a future to await; otherwise the future."""
         future = self.load(key)
@@ -149,7 +149,7 @@ class QueryLoader(DataLoader[QueryKey, list[Item]]):
 
 @dataclass(frozen=True, slots=True)
 class WholePartition(QueryKey):
-    """A collected partition's one Query: its items stay in wire form, and `Collected`
-    decodes only those a read picks (with the coherent cache, all of them at once, which
-    it keeps). Never equal to a `QueryKey`, so the two are never answered from each
+    """A collected partition's one Query: its items stay in wire form, each decoded only
+    when a rule builds its row (with the coherent cache, all of them at once, which it
+    keeps). Never equal to a `QueryKey`, so the two are never answered from each
     other's entry."""

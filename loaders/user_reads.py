@@ -14,7 +14,8 @@ from typing import TypeVar
 
 from loaders.answers import Answer, then, when_all
 from loaders.cache.items import row_of
-from loaders.codec import Item, from_wire, months_back, to_wire
+from loaders.codec import Item, from_wire, months_back, parse_instant, to_wire
+from loaders.collections import Read, Undecoded
 from loaders.entities import (
     ALERT,
     BALANCE_SETTINGS,
@@ -103,7 +104,7 @@ class UserReads:
     def payday(self, user_id: str) -> Answer[PaydayRow | None]:
         return then(self.points.answer(PAYDAY.key(user_id=user_id)), self._payday_today)
 
-    def _payday_today(self, item: Item | None) -> PaydayRow | None:
+    def _payday_today(self, item: Read | None) -> PaydayRow | None:
         if item is None:
             return None
         row = row_of(_PAYDAY_ROW, item)
@@ -170,19 +171,19 @@ class UserReads:
         return then(self.queries.answer(query), _DETECTION_RUNS)
 
 
-def _optional(build: Callable[[Item], R]) -> Callable[[Item | None], R | None]:
+def _optional(build: Callable[[Item], R]) -> Callable[[Read | None], R | None]:
     """The row of a point read's item, None when absent."""
 
-    def row(item: Item | None) -> R | None:
+    def row(item: Read | None) -> R | None:
         return row_of(build, item) if item is not None else None
 
     return row
 
 
-def _every(build: Callable[[Item], R]) -> Callable[[list[Item]], list[R]]:
+def _every(build: Callable[[Item], R]) -> Callable[[list[Read]], list[R]]:
     """The rows of a Query's items."""
 
-    def rows(items: list[Item]) -> list[R]:
+    def rows(items: list[Read]) -> list[R]:
         return [row_of(build, item) for item in items]
 
     return rows
@@ -201,21 +202,33 @@ _MONTH_ROW = SAVINGS_MONTH.codec
 _MINE_ROW = MINE.codec
 
 
-def _months(items: list[Item | None]) -> list[BalanceRow]:
+def _months(items: list[Read | None]) -> list[BalanceRow]:
     return [row_of(_MONTH_ROW, item) for item in items if item is not None]
 
 
-def _newest_mine(items: list[Item]) -> MineRow | None:
+def _newest_mine(items: list[Read]) -> MineRow | None:
     return row_of(_MINE_ROW, items[0]) if items else None
 
 
 def _current_expenses(
-    kind: ExpenseKind, mine: MineRow | None, items: list[Item]
+    kind: ExpenseKind, mine: MineRow | None, items: list[Read]
 ) -> list[ExpenseRow]:
     """The expenses of the latest mine, in the contract's order: the items of older mines
-    are dropped before their rows are built (half of a user's, as seeded)."""
+    (half of a user's, as seeded) are dropped before they are decoded."""
     if mine is None:
         return []
     build = EXPENSES[kind].codec
-    current = [row_of(build, item) for item in items if row_of(_LAST_MINE, item) == mine.mined_at]
+    current = [row_of(build, item) for item in items if _last_mine(item) == mine.mined_at]
     return sorted(current, key=lambda row: row.sort_key)
+
+
+def _last_mine(item: Read) -> datetime | None:
+    if not isinstance(item, Undecoded):
+        return row_of(_LAST_MINE, item)
+    # Its one attribute, read as `fields.instant` reads the decoded item's: a String as
+    # `parse_instant` gives it (whatever its spelling), any other form decoded.
+    wire = item.wire.get("last_mine")
+    if wire is not None and "S" in wire:
+        text = wire["S"]
+        return parse_instant(text) if text else None
+    return _LAST_MINE(from_wire({"last_mine": wire}) if wire is not None else {})

@@ -48,7 +48,7 @@ CALL_CPU_SECONDS = 170e-6
 #: collection reads 60 more items); orjson alone parses one in ~2 µs.
 ITEM_READ_CPU_SECONDS = 20e-6
 #: An item decoded from its wire form (`loaders.codec.from_wire`): 2.0-3.4 µs in isolation
-#: (`python -m bench items`). The collection decodes only the items a read picks.
+#: (`python -m bench items`). The collection decodes only the items whose rows a rule builds.
 ITEM_DECODE_CPU_SECONDS = 2.2e-6
 #: A BatchGetItem carries up to 100 keys: a point read costs a hundredth of its call (the
 #: request sends that call anyway for the reads outside the partition).

@@ -16,6 +16,8 @@ from aiobotocore.config import AioConfig
 from gateway.cli.embedded import EmbeddedDynamoDB
 from gateway.resources import open_dynamo
 from gateway.settings import Settings
+from loaders.codec import Item, from_wire
+from loaders.collections import Read, Undecoded
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
 from schema.clock import FixedClock
@@ -163,6 +165,11 @@ def settings(tables: TableNames, endpoint_url: str) -> Settings:
 @pytest.fixture
 def dynamo(dynamodb: DynamoDBClient, tables: TableNames) -> Dynamo:
     return Dynamo(dynamodb, tables, max_concurrency=64)
+
+
+def decoded(read: Read) -> Item:
+    """An item as a loader gave it, decoded (one of a partition read whole is `Undecoded`)."""
+    return from_wire(read.wire) if isinstance(read, Undecoded) else read
 
 
 async def put_wire_items(

@@ -13,13 +13,13 @@ by the change feed it listens to (SPEC section 8).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Final
+from typing import Final, cast
 
 from loaders.cache.entries import EntryStore, Partition, PartitionEntry
 from loaders.cache.items import ROWS_PER_ITEM_SIZE, cached_item
 from loaders.cache.sizes import items_size, key_size, measured_size
 from loaders.codec import Item
-from loaders.collections import Collected
+from loaders.collections import Collected, Read
 from loaders.keys import ItemKey, QueryKey
 from loaders.live.changes import Change, ShardPosition
 from loaders.live.feed_watch import FeedWatch
@@ -136,9 +136,9 @@ class CoherentCache:
             self.store.drop(partition)
         return None
 
-    def point(self, key: ItemKey, now_seconds: int) -> Item | Miss | None:
+    def point(self, key: ItemKey, now_seconds: int) -> Read | Miss | None:
         entry = self._entry((key.table, key.pk), now_seconds)
-        found: Item | Miss | None = MISS
+        found: Read | Miss | None = MISS
         if entry is not None:
             if entry.whole is not None:
                 found = entry.whole.point(key)
@@ -147,14 +147,15 @@ class CoherentCache:
         self._count(found)
         return found
 
-    def query(self, query: QueryKey, now_seconds: int) -> list[Item] | Miss:
+    def query(self, query: QueryKey, now_seconds: int) -> list[Read] | Miss:
         entry = self._entry((query.table, query.pk), now_seconds)
-        found: list[Item] | Miss = MISS
+        found: list[Read] | Miss = MISS
         if entry is not None:
             if entry.whole is not None:
                 found = entry.whole.query(query)
             else:
-                found = entry.queries.get(query, MISS)
+                # Its items, decoded: a read of either form (lists are invariant).
+                found = cast("list[Read] | Miss", entry.queries.get(query, MISS))
         self._count(found)
         return found
 

@@ -2,15 +2,16 @@
 
 A row is a pure function of its item (`from_item`), so a warm read need not build it
 again: `row_of` keeps each row beside its item, for as long as the cache holds the item
-(they go together). The read rules still run on every read, on the row: the cache keeps
-rows, never answers."""
+(they go together), as it does beside an `Undecoded` item for the request. The read rules
+still run on every read, on the row: the cache keeps rows, never answers."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from loaders.codec import Item
+from loaders.codec import Item, from_wire
+from loaders.collections import Read, Undecoded
 
 R = TypeVar("R")
 
@@ -32,11 +33,17 @@ def cached_item(item: Mapping[str, Any]) -> CachedItem:
     return kept
 
 
-def row_of(build: Callable[[Item], R], item: Item) -> R:
-    """`build(item)`, built once per cached item."""
+def row_of(build: Callable[[Item], R], item: Read) -> R:
+    """`build(item)`, built once per cached or undecoded item."""
+    row: R | None
+    if isinstance(item, Undecoded):
+        row = item.rows.get(build)
+        if row is None:
+            row = item.rows[build] = build(from_wire(item.wire))
+        return row
     if type(item) is not CachedItem:
         return build(item)
-    row: R | None = item.rows.get(build)
+    row = item.rows.get(build)
     if row is None:
         row = item.rows[build] = build(item)
     return row

@@ -7,6 +7,7 @@ from datetime import datetime
 from loaders.cache.coherent import MISS, CoherentCache, Miss
 from loaders.call_log import CallLog
 from loaders.codec import Item
+from loaders.collections import Read
 from loaders.keys import ItemKey, QueryKey
 from loaders.tables import Table
 
@@ -37,7 +38,7 @@ class CacheReader:
         if self.log is not None:
             self.log.cached_reads = (self.log.cached_reads or 0) + 1
 
-    def point(self, key: ItemKey) -> Item | Miss | None:
+    def point(self, key: ItemKey) -> Read | Miss | None:
         if self.consistent or not self.cache.usable():
             return MISS
         found = self.cache.point(key, self.now_seconds)
@@ -45,7 +46,7 @@ class CacheReader:
             self._hit()
         return found
 
-    def query(self, query: QueryKey) -> list[Item] | Miss:
+    def query(self, query: QueryKey) -> list[Read] | Miss:
         if self.consistent or not self.cache.usable():
             return MISS
         found = self.cache.query(query, self.now_seconds)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from loaders.cache.items import row_of
 from loaders.codec import Item, WireItem, from_wire
 from loaders.collections import Collections
 from loaders.dynamodb import Dynamo, DynamoDBFailure
@@ -14,7 +15,7 @@ from loaders.keys import ItemKey, QueryKey
 from loaders.point_reads import PointReadLoader
 from loaders.queries import QueryLoader
 from loaders.tables import Table, TableNames
-from tests.conftest import NOW, CallCounter
+from tests.conftest import NOW, CallCounter, decoded
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -62,12 +63,12 @@ async def test_points_and_prefixes_come_from_the_one_query(
     verification, gone, absent = await found
     newest_two, oldest_first, b, everything = await queried
     assert verification is not None
-    assert verification["SK"] == "VERIFICATION"
+    assert decoded(verification)["SK"] == "VERIFICATION"
     assert gone is None  # expired at NOW: absent for every reader
     assert absent is None
-    assert [i["SK"] for i in newest_two] == ["A#3", "A#2"]  # the expired A#4 is not counted
-    assert [i["SK"] for i in oldest_first] == ["A#1", "A#2", "A#3"]
-    assert [i["SK"] for i in b] == ["B#1"]
+    assert [decoded(i)["SK"] for i in newest_two] == ["A#3", "A#2"]  # A#4 expired: not counted
+    assert [decoded(i)["SK"] for i in oldest_first] == ["A#1", "A#2", "A#3"]
+    assert [decoded(i)["SK"] for i in b] == ["B#1"]
     assert len(everything) == 6
     assert dynamodb_calls.calls == {"Query": 1}
     [(_, params)] = dynamodb_calls.requests
@@ -126,16 +127,16 @@ async def test_the_query_goes_out_with_the_reads_asked_in_the_same_pass(
     assert dynamodb_calls.calls == {"Query": 2}
 
 
-async def test_only_the_items_a_read_picks_are_decoded(
+async def test_an_item_is_decoded_only_when_a_row_is_built_of_it(
     dynamodb: DynamoDBClient, tables: TableNames, dynamo: Dynamo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    decoded: list[str] = []
+    decoded_keys: list[str] = []
 
     def counted(item: WireItem) -> Item:
-        decoded.append(item["SK"]["S"])
+        decoded_keys.append(item["SK"]["S"])
         return from_wire(item)
 
-    monkeypatch.setattr("loaders.collections.from_wire", counted)
+    monkeypatch.setattr("loaders.cache.items.from_wire", counted)
     for n in range(20):
         await dynamodb.put_item(TableName=tables.pave, Item=_item(f"A#{n:02d}"))
     await dynamodb.put_item(TableName=tables.pave, Item=_item("VERIFICATION"))
@@ -148,10 +149,15 @@ async def test_only_the_items_a_read_picks_are_decoded(
     newest = queries.load(QueryKey(Table.PAVE, PK, "A#", newest_first=True, limit=2))
     collected = collections.derive((Table.PAVE, PK), lambda whole: whole)
     assert collected is not None
+    verification, newest_two, whole = await point, await newest, await collected
+    assert len(whole) == 21  # the expired item is not even kept
+    assert decoded_keys == []  # picked, not decoded
 
-    assert (await point or {}).get("SK") == "VERIFICATION"
-    assert [item["SK"] for item in await newest] == ["A#19", "A#18"]
-    whole = await collected
-    # The point and the two newest; no other (the expired item is not even kept).
-    assert len(whole) == 21
-    assert sorted(decoded) == ["A#18", "A#19", "VERIFICATION"]
+    def sort_key(item: Item) -> str:
+        return str(item["SK"])
+
+    assert [row_of(sort_key, item) for item in newest_two] == ["A#19", "A#18"]
+    assert verification is not None
+    assert row_of(sort_key, verification) == row_of(sort_key, verification) == "VERIFICATION"
+    # The point and the two newest, each once (a row is kept beside its item).
+    assert sorted(decoded_keys) == ["A#18", "A#19", "VERIFICATION"]

@@ -6,7 +6,7 @@ from loaders.dynamodb import Dynamo
 from loaders.keys import QueryKey
 from loaders.queries import QueryLoader
 from loaders.tables import Table, TableNames
-from tests.conftest import NOW, CallCounter
+from tests.conftest import NOW, CallCounter, decoded
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -37,7 +37,7 @@ async def test_a_query_over_several_pages_returns_every_item(
     dynamodb_calls.reset()
     loader = QueryLoader(Dynamo(dynamodb, tables, query_page_size=3), NOW)
     items = await loader.load(QueryKey(Table.PAVE, "USERS#u-1", "CASH_ADVANCE_SCORE#"))
-    assert [int(item["score"]) for item in items] == list(range(10))
+    assert [int(decoded(item)["score"]) for item in items] == list(range(10))
     # Pages of 3, 3, 3, 1; the last one has no LastEvaluatedKey.
     assert dynamodb_calls.calls == {"Query": 4}
     starts = ["ExclusiveStartKey" in params for _, params in dynamodb_calls.requests]
@@ -52,7 +52,7 @@ async def test_a_limit_stops_without_reading_further_pages(
     loader = QueryLoader(Dynamo(dynamodb, tables), NOW)
     query = QueryKey(Table.PAVE, "USERS#u-1", "CASH_ADVANCE_SCORE#", newest_first=True, limit=2)
     items = await loader.load(query)
-    assert [int(item["score"]) for item in items] == [9, 8]
+    assert [int(decoded(item)["score"]) for item in items] == [9, 8]
     assert dynamodb_calls.calls == {"Query": 1}
     [(_, params)] = dynamodb_calls.requests
     assert params["Limit"] == 2
@@ -67,6 +67,6 @@ async def test_expired_items_do_not_count_toward_the_limit(
     loader = QueryLoader(Dynamo(dynamodb, tables), NOW)
     query = QueryKey(Table.PAVE, "USERS#u-1", "CASH_ADVANCE_SCORE#", newest_first=True, limit=3)
     items = await loader.load(query)
-    assert [int(item["score"]) for item in items] == [7, 5, 4]
+    assert [int(decoded(item)["score"]) for item in items] == [7, 5, 4]
     # 3 read, 1 live; then 2 asked, 1 live (6 expired); then 1 asked, live.
     assert [params["Limit"] for _, params in dynamodb_calls.requests] == [3, 2, 1]

@@ -1,0 +1,89 @@
+"""The latest-mine rule reads each expense's `last_mine` before decoding it: the items of older
+mines are never decoded, and the answer is the one the decoded items give, whatever the
+instant's spelling (SPEC: readers accept fractional seconds and offsets)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from loaders.answers import Later
+from loaders.codec import Item, WireItem, from_wire
+from loaders.collections import Collections
+from loaders.dynamodb import Dynamo
+from loaders.point_reads import PointReadLoader
+from loaders.queries import QueryLoader
+from loaders.rows.mine import ExpenseRow
+from loaders.tables import TableNames
+from loaders.user_reads import UserReads
+from tests.conftest import NOW, put_wire_items
+
+if TYPE_CHECKING:
+    from types_aiobotocore_dynamodb import DynamoDBClient
+
+LATEST, OLDER = "2026-12-01T06:00:00Z", "2026-11-20T06:00:00Z"
+#: Each expense's `last_mine` as written (None: absent), by its merchant.
+LAST_MINES: dict[str, dict[str, Any] | None] = {
+    "m-latest": {"S": LATEST},
+    "m-offset": {"S": "2026-12-01T07:00:00+01:00"},
+    "m-nanoseconds": {"S": "2026-12-01T06:00:00.000000000Z"},
+    "m-older": {"S": OLDER},
+    "m-older-offset": {"S": "2026-11-20T01:00:00-05:00"},
+    "m-null": {"NULL": True},
+    "m-empty": {"S": ""},
+    "m-absent": None,
+}
+CURRENT = ["m-latest", "m-nanoseconds", "m-offset"]
+
+
+def _expense(merchant: str, last_mine: dict[str, Any] | None, due: str) -> WireItem:
+    item: WireItem = {
+        "PK": {"S": "USERS#u-1"},
+        "SK": {"S": f"RECURRING#{(last_mine or {}).get('S', '')}#MERCHANT#{merchant}#monthly#1"},
+        "type": {"S": "recurring"},
+        "merchant_uuid": {"S": merchant},
+        "merchant_name": {"S": merchant.upper()},
+        "frequency": {"S": "monthly"},
+        "amount": {"N": "1"},
+        "due_date": {"S": due},
+    }
+    if last_mine is not None:
+        item["last_mine"] = last_mine
+    return item
+
+
+async def _current(dynamo: Dynamo, *, collected: bool) -> list[ExpenseRow]:
+    collections = Collections()
+    points = PointReadLoader(dynamo, NOW, collections)
+    reads = UserReads(points, QueryLoader(dynamo, NOW, collections), NOW)
+    if collected:
+        reads.collect_user_partition("u-1")
+    answer = reads.recurring_expenses("u-1")
+    return await answer if isinstance(answer, Later) else answer
+
+
+async def test_the_expenses_of_older_mines_are_never_decoded(
+    dynamodb: DynamoDBClient, tables: TableNames, dynamo: Dynamo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mines = [
+        {"PK": {"S": "MINE#u-1"}, "SK": {"S": f"TIME#{at}"}, "mined_at": {"S": at}}
+        for at in (OLDER, LATEST)
+    ]
+    expenses = [
+        _expense(merchant, last_mine, f"2026-12-{n + 10}")
+        for n, (merchant, last_mine) in enumerate(reversed(LAST_MINES.items()))
+    ]
+    await put_wire_items(dynamodb, tables.pave, mines + expenses)
+    decoded: list[str] = []
+
+    def counted(item: WireItem) -> Item:
+        decoded.append(item["merchant_uuid"]["S"])
+        return from_wire(item)
+
+    monkeypatch.setattr("loaders.cache.items.from_wire", counted)
+    rows = await _current(dynamo, collected=True)
+    assert sorted(decoded) == CURRENT
+    # The same rows as the Query's decoded items give.
+    assert rows == await _current(dynamo, collected=False)
+    assert [row.merchant_key for row in rows] == ["m-nanoseconds", "m-offset", "m-latest"]
