@@ -28,6 +28,7 @@ import types
 from collections.abc import Callable, Mapping
 from datetime import date, datetime
 from decimal import Decimal
+from functools import partial
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -52,6 +53,7 @@ from loaders.attributes import (
     user_key,
 )
 from loaders.codec import Item, format_instant, parse_date, parse_instant
+from loaders.row_decoding import written_decoder
 from loaders.rows import fields
 
 if TYPE_CHECKING:
@@ -181,6 +183,7 @@ class Record:
     def bind(cls, declared: Any) -> None:
         """Make the record the row of the entity `declared` (an `Entity`)."""
         cls.__entity__ = declared
+        _item_decoders.pop(cls, None)  # its written decoder reads the keys too
         cls.__key_readers__ = tuple(
             (field.name, _key_reader(declared, field))
             for field in cls.__fields__
@@ -194,12 +197,25 @@ class Record:
     @classmethod
     def from_map(cls, value: Mapping[str, Any]) -> Self:
         """The record of a stored Map (or an item's attributes, its key aside)."""
-        return cls(**{name: read(value, stored) for name, read, stored in cls.__decoders__})
+        decode = _map_decoders.get(cls)
+        if decode is None:
+            decode = _map_decoders[cls] = written_decoder(cls, cls.__decoders__) or partial(
+                _generic_map, cls
+            )
+        row: Self = decode(value)
+        return row
 
     @classmethod
     def from_item(cls, item: Mapping[str, Any]) -> Self:
         """The row of a python-value item (`loaders.codec.from_wire`)."""
-        return cls(**cls.decoded(item))
+        decode = _item_decoders.get(cls)
+        if decode is None:
+            written = None
+            if cls.decoded.__func__ is Record.decoded.__func__:  # type: ignore[attr-defined]
+                written = written_decoder(cls, cls.__decoders__, cls.__key_readers__)
+            decode = _item_decoders[cls] = written or partial(_generic_item, cls)
+        row: Self = decode(item)
+        return row
 
     @classmethod
     def decoded(cls, item: Mapping[str, Any]) -> dict[str, Any]:
@@ -311,6 +327,19 @@ def _key_reader(declared: Any, field: Field) -> Callable[[Mapping[str, Any]], An
 
 
 R = TypeVar("R", bound=Record)
+
+#: Each record's function from an item (a Map) to its row (`loaders.row_decoding`), made on
+#: its first row (an entity's key readers are bound after its record is declared).
+_item_decoders: dict[type[Record], Callable[[Mapping[str, Any]], Any]] = {}
+_map_decoders: dict[type[Record], Callable[[Mapping[str, Any]], Any]] = {}
+
+
+def _generic_item(cls: type[Record], item: Mapping[str, Any]) -> Any:
+    return cls(**cls.decoded(item))
+
+
+def _generic_map(cls: type[Record], value: Mapping[str, Any]) -> Any:
+    return cls(**{name: read(value, stored) for name, read, stored in cls.__decoders__})
 
 
 @dataclass_transform(field_specifiers=(attribute, key, user_key, expiry, dataclasses.field))
