@@ -100,23 +100,14 @@ def selected_user_fields(selections: Iterable[Selection]) -> Iterator[UserField]
             yield from selected_user_fields(selection.selections)
 
 
-def prefix_plan_units(
-    fields: Iterable[UserField],
-    variables: Mapping[str, Any],
-    reads: Mapping[str, FieldRead] = USER_READS,
-) -> float:
-    """The read capacity the selection's partition fields cost one user, field by field.
-    Raises `UndeclaredRead` for a field `reads` does not know (meta fields read nothing)."""
-    return prefix_plan_cost(fields, variables, reads).units
-
-
 def prefix_plan_cost(
     fields: Iterable[UserField],
     variables: Mapping[str, Any],
     reads: Mapping[str, FieldRead] = USER_READS,
 ) -> PlanCost:
     """What the selection's partition fields cost one user read field by field: read units,
-    calls and items. Raises `UndeclaredRead` as `prefix_plan_units` does."""
+    calls and items. Raises `UndeclaredRead` for a field `reads` does not know (meta fields
+    read nothing)."""
     cost = PlanCost()
     for name, times in fields:
         read = reads.get(name)

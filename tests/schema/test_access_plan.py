@@ -230,7 +230,7 @@ def test_user_fields_follow_fragments_and_keep_each_alias() -> None:
     assert isinstance(months[1], IntValueNode)
     assert months[1].value == "9"
     # 0.5 (alert) + 1.5 (3 months) + 0.5 (income) + 4.5 (9 months)
-    assert access_plan.prefix_plan_units(fields, {}) == 7.0
+    assert access_plan.prefix_plan_cost(fields, {}).units == 7.0
 
 
 async def test_cost_figures_for_representative_queries(run: Run, gateway_schema: Any) -> None:
