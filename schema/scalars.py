@@ -5,6 +5,7 @@ wire form, described as the contract has them."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
@@ -76,6 +77,11 @@ class WireForms:
                 self._decimals.clear()
             self._decimals[value] = form
         return form
+
+    def known_decimals(self) -> Mapping[Decimal, str]:
+        """The Decimal forms remembered so far (the same mapping for the forms' lifetime): the
+        generated completion looks a value up in it before calling `decimal`."""
+        return self._decimals
 
     def instant(self, at: datetime) -> str:
         """`format_instant`, remembered per instant in UTC (as every row holds them): equal

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from types import GeneratorType
 from typing import Any
 
@@ -30,6 +31,7 @@ from schema.execution.plan import (
     TYPENAME,
     PlainField,
 )
+from schema.scalars import WireForms
 
 __all__ = ["Completion", "Unplain", "generate"]
 
@@ -78,6 +80,7 @@ def generate(level: Selection) -> Completion:
     """The functions completing `level` and every level under it."""
     source, name, values = _written(level)
     namespace: dict[str, Any] = {
+        "Decimal": Decimal,
         "Unplain": Unplain,
         "Undefined": Undefined,
         "PLAIN_TYPES": PLAIN_TYPES,
@@ -156,13 +159,25 @@ class _Writer:
         if field.kind == OBJECT:
             return [*lines, f"out[{key}] = {self._one(field, nested, 'value')}"]
         if field.kind == LEAF:
-            return [
+            lines = [
                 *lines,
                 f"done = {self._one(field, nested, 'value')}",
                 "if done is None or done is Undefined:",
                 "    raise Unplain",
                 f"out[{key}] = done",
             ]
+            forms = getattr(field.coerce, "__self__", None)
+            if isinstance(forms, WireForms) and field.coerce == forms.decimal:
+                # A Decimal's form remembered (a warm cache serves the same values): no
+                # call; the coercion makes (and remembers) it otherwise.
+                known = self.value("known_decimals", forms.known_decimals().get)
+                return [
+                    f"if type(value) is Decimal and (done := {known}(value)) is not None:",
+                    f"    out[{key}] = done",
+                    "else:",
+                    *("    " + line for line in lines),
+                ]
+            return lines
         lines += [
             "if type(value) is not list and type(value) is not tuple:",
             "    raise Unplain",
