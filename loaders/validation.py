@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Sequence
-from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import TypeVar
 
@@ -28,7 +27,6 @@ MONEY_LIMIT = Decimal("1000000000000")
 CENTS_LIMIT = 2**53
 _CENT = Decimal("0.01")
 _MONTH = re.compile(r"^(\d{4})-(\d{2})$")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 def key_part(field: str, value: str) -> str:
@@ -132,18 +130,6 @@ def bounded(field: str, items: Sequence[T], *, maximum: int, minimum: int = 0) -
     if len(items) > maximum:
         raise BadUserInput(field, f"must have at most {maximum} entries")
     return items
-
-
-def calendar_date(field: str, value: date | str) -> date:
-    """A real calendar date: a `date`, or `YYYY-MM-DD` text naming one."""
-    if isinstance(value, date):
-        return value
-    if not _DATE.match(value):
-        raise BadUserInput(field, "must be a date as YYYY-MM-DD")
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise BadUserInput(field, f"{value!r} is not a real date") from None
 
 
 def month(field: str, value: str) -> str:

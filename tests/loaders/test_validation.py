@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date
 from decimal import Decimal
 from typing import Any
 
@@ -72,17 +71,6 @@ def test_a_key_part_stays_inside_dynamodbs_key_limits(given: str) -> None:
 @pytest.mark.parametrize("given", ["x" * 256, "\U0001f600" * 250, " u-1", "u\t1"])
 def test_a_key_part_may_be_any_id_written_elsewhere(given: str) -> None:
     assert validation.key_part("ids", given) == given
-
-
-@pytest.mark.parametrize("given", ["2026-02-30", "2026-13-01", "2026-2-3", "20261202", "", "x"])
-def test_calendar_date_rejects_unreal_dates(given: str) -> None:
-    with pytest.raises(BadUserInput, match="date"):
-        validation.calendar_date("nextDate", given)
-
-
-def test_calendar_date_accepts_real_ones() -> None:
-    assert validation.calendar_date("nextDate", "2028-02-29") == date(2028, 2, 29)
-    assert validation.calendar_date("nextDate", date(2026, 12, 2)) == date(2026, 12, 2)
 
 
 @pytest.mark.parametrize("given", ["2026-00", "2026-13", "2026-1", "26-01", "0000-01", ""])
