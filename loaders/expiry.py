@@ -27,7 +27,7 @@ class Expiries:
     def note(self, ttl: object, table: Table, pk: str) -> None:
         if not isinstance(ttl, Decimal | int | str):
             return
-        value = Decimal(ttl)
+        value = ttl if type(ttl) is Decimal else Decimal(ttl)
         known = self._by_partition.get((table, pk))
         if known is None or value < known:
             self._by_partition[(table, pk)] = value

@@ -111,9 +111,10 @@ class QueryLoader(DataLoader[QueryKey, list[Read]]):
             return True
         if len(ttl) == 1 and "N" in ttl:
             # is_live's comparison, without decoding the item to read one Number.
-            live = Decimal(ttl["N"]) > self._now_seconds
+            expires = Decimal(ttl["N"])
+            live = expires > self._now_seconds
             if live and self._expiries is not None:
-                self._expiries.note(ttl["N"], query.table, query.pk)
+                self._expiries.note(expires, query.table, query.pk)
             return live
         return is_live(from_wire({"ttl": ttl}), self._now)
 
