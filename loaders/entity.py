@@ -60,7 +60,7 @@ _FORMATS: dict[str | None, Callable[[object], str]] = {
 class KeyTemplate:
     """One key attribute's template: built from values, and parsed back into them."""
 
-    __slots__ = ("_parts", "_pattern", "names", "prefix", "prefix_only", "text")
+    __slots__ = ("_parts", "_pattern", "_single", "names", "prefix", "prefix_only", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -87,8 +87,16 @@ class KeyTemplate:
         self.prefix = text[: variables[0].start()] if variables else text
         #: One value, at the end (most keys): parsed by slicing, as it is on every row read.
         self.prefix_only = len(variables) == 1 and variables[0].end() == len(text)
+        #: Its one value's name and format, when it is `prefix_only`: built without a join.
+        self._single: tuple[str, Callable[[object], str]] | None = None
+        if self.prefix_only:
+            [(name, form)] = [part for part in parts if not isinstance(part, str)]
+            self._single = (name, form)
 
     def build(self, values: Mapping[str, object]) -> str:
+        if self._single is not None:  # most keys (`USERS#{user_id}`): a prefix and a value
+            name, form = self._single
+            return self.prefix + form(values[name])
         return "".join(
             part if isinstance(part, str) else part[1](values[part[0]]) for part in self._parts
         )
