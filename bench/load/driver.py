@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import statistics
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -20,6 +19,7 @@ from typing import Any
 
 import aiohttp
 
+from bench.load.percentiles import percentile_ms
 from bench.load.topology import Topology, cpu_seconds, rss_mib
 from bench.load.workload import CLASSES, MUTATION, Job, Tokens, baseline_jobs, expected_key, verdict
 
@@ -36,12 +36,7 @@ class ClassStats:
     codes: Counter[str] = field(default_factory=Counter)
 
     def percentile_ms(self, share: float) -> float:
-        ordered = sorted(self.latencies)
-        if not ordered:
-            return float("nan")
-        if share == 0.5:
-            return statistics.median(ordered) * 1000
-        return ordered[min(len(ordered) - 1, int(len(ordered) * share))] * 1000
+        return percentile_ms(self.latencies, share)
 
 
 @dataclass

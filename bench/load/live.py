@@ -35,6 +35,7 @@ from datetime import UTC, datetime
 import aiohttp
 
 from bench.load import transports
+from bench.load.percentiles import percentile_ms
 from bench.load.sse_subscriber import SseSubscriber
 from bench.load.subscriber import Subscriber, Watch
 from bench.load.topology import Topology, rss_mib
@@ -126,12 +127,7 @@ class LiveResult:
     by_transport: dict[str, TransportFigures] = field(default_factory=dict)
 
     def percentile_ms(self, share: float, *, quiet: bool = False) -> float:
-        ordered = sorted(self.quiet_latencies if quiet else self.latencies)
-        if not ordered:
-            return float("nan")
-        if share == 0.5:
-            return statistics.median(ordered) * 1000
-        return ordered[min(len(ordered) - 1, int(len(ordered) * share))] * 1000
+        return percentile_ms(self.quiet_latencies if quiet else self.latencies, share)
 
     @property
     def kib_per_socket(self) -> float:

@@ -5,9 +5,10 @@ targets. A socket comes back after a restart with `initial: true`; an SSE stream
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+
+from bench.load.percentiles import percentile_ms
 
 __all__ = ["NAMES", "P99_TARGET_MS", "TransportFigures", "problems", "table"]
 
@@ -30,12 +31,7 @@ class TransportFigures:
     reconnects: int = 0
 
     def percentile_ms(self, share: float, *, quiet: bool = False) -> float:
-        ordered = sorted(self.quiet_latencies if quiet else self.latencies)
-        if not ordered:
-            return float("nan")
-        if share == 0.5:
-            return statistics.median(ordered) * 1000
-        return ordered[min(len(ordered) - 1, int(len(ordered) * share))] * 1000
+        return percentile_ms(self.quiet_latencies if quiet else self.latencies, share)
 
 
 def table(figures: dict[str, TransportFigures]) -> list[str]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import re
-import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.load.percentiles import percentile_ms
 from bench.load.workload import local_client
 from bench.load.write_jobs import COUNTED, EFFECTS, USER, WRITER_SUB, WriteJob
 from loaders.codec import from_wire
@@ -58,12 +58,7 @@ class WritesResult:
         return sum(replayed for o in self.outcomes for _, replayed in o.answers)
 
     def percentile_ms(self, values: list[float], share: float) -> float:
-        ordered = sorted(values)
-        if not ordered:
-            return float("nan")
-        if share == 0.5:
-            return statistics.median(ordered) * 1000
-        return ordered[min(len(ordered) - 1, int(len(ordered) * share))] * 1000
+        return percentile_ms(values, share)
 
 
 async def scan(client: Any, table: str) -> list[dict[str, Any]]:
