@@ -36,12 +36,26 @@ def attribute_value(value: dict[str, Any], blob: Callable[[str], bytes]) -> dict
 BLOB_MARKS = (b'"B"', b'"BS"', b"\\u")
 
 
+#: The `B`s `may_hold_blobs` looks at one by one before it searches for the marks whole: a
+#: body holds a few (`BOOL` tags, a name), and no body makes it loop longer than this.
+LOOKED_AT_BS = 64
+
+
 def may_hold_blobs(body: bytes) -> bool:
     """Whether `body` has any of `BLOB_MARKS`. Each mark holds a `B` or a backslash, and a
-    one-byte search is memchr's (0.4 µs over an 18 KB Query against 15 µs for each
-    three-byte one, `python -m bench calls`): a body with neither is done at once."""
-    if b"B" not in body and b"\\" not in body:
-        return False
+    one-byte search is memchr's: a body holding neither is done at once, and one holding a
+    few `B`s (its `BOOL` tags) has each looked at where memchr finds it, instead of three
+    searches of the whole body for the marks (2 µs against 86 µs over a user's 38 KB
+    partition, the bench's users' Query)."""
+    if b"\\" in body and b"\\u" in body:
+        return True
+    at = body.find(b"B")
+    for _ in range(LOOKED_AT_BS):
+        if at == -1:
+            return False
+        if body[at - 1 : at + 2] == b'"B"' or body[at - 1 : at + 3] == b'"BS"':
+            return True
+        at = body.find(b"B", at + 1)
     return any(mark in body for mark in BLOB_MARKS)
 
 

@@ -104,6 +104,9 @@ async def test_bodies_with_and_without_blobs(body: bytes) -> None:
         b'{"Item": {"k": {"\\u0042": "AAEC"}}}',
         b'{"Item": {"k": {"S": "Bank"}}}',
         b'{"Item": {"k": {"S": "a \\"quote\\""}}}',
+        # More `B`s than the check looks at one by one: the marks' search decides.
+        b'{"Item": {"k": {"S": "' + b"B" * 100 + b'"}}}',
+        b'{"Item": {"k": {"S": "' + b"B" * 100 + b'"}, "b": {"B": "AAEC"}}}',
     ],
 )
 def test_the_quick_blob_check_is_the_marks_search(body: bytes) -> None:
