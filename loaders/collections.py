@@ -25,9 +25,9 @@ Partition = tuple[Table, str]
 
 
 class Undecoded:
-    """An item of a partition read whole, as it came: `row_of` decodes it when a rule first
-    builds a row of it, and keeps the row; a rule may read one attribute of its `wire`
-    first, so that the items it drops are never decoded."""
+    """An item a Query answered (a partition read whole, or one Query), as it came: `row_of`
+    decodes it when a rule first builds a row of it, and keeps the row; a rule may read one
+    attribute of its `wire` first, so that the items it drops are never decoded."""
 
     __slots__ = ("rows", "wire")
 
@@ -36,7 +36,7 @@ class Undecoded:
         self.rows: dict[object, Any] = {}
 
 
-#: What a read gives: an item decoded, or one of a partition read whole, still undecoded.
+#: What a read gives: an item decoded, or one a Query answered, still undecoded.
 Read: TypeAlias = Item | Undecoded
 
 

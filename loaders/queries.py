@@ -8,13 +8,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from functools import partial
+from typing import Any
 
 from aiodataloader import DataLoader
 
 from loaders.answers import Found, done
 from loaders.cache import CacheReader, Miss
-from loaders.codec import Item, WireItem, from_wire, is_live
-from loaders.collections import Collected, Collections, Read
+from loaders.codec import WireItem, from_wire, is_live
+from loaders.collections import Collected, Collections, Read, Undecoded
 from loaders.dynamodb import Dynamo
 from loaders.expiry import Expiries
 from loaders.keys import QueryKey
@@ -99,13 +100,7 @@ class QueryLoader(DataLoader[QueryKey, list[Read]]):
         """Drop every collected partition's items (shared with the point-read core)."""
         self._collections.clear()
 
-    def _keep(self, query: QueryKey, item: Item) -> bool:
-        live = is_live(item, self._now)
-        if live and self._expiries is not None:
-            self._expiries.note(item.get("ttl"), query.table, query.pk)
-        return live
-
-    def _keep_wire(self, query: QueryKey, wire: WireItem) -> bool:
+    def _keep(self, query: QueryKey, wire: WireItem) -> bool:
         ttl = wire.get("ttl")
         if ttl is None:
             return True
@@ -120,31 +115,29 @@ class QueryLoader(DataLoader[QueryKey, list[Read]]):
 
     async def batch_load_fn(  # type: ignore[override]
         self, queries: Sequence[QueryKey]
-    ) -> list[list[Item] | BaseException]:
+    ) -> list[list[Any] | BaseException]:
         version = self._coherent.begin() if self._coherent is not None else None
-        answers: list[list[Item] | BaseException] = await asyncio.gather(
+        answers: list[list[Any] | BaseException] = await asyncio.gather(
             *(
                 self._dynamo.query(
-                    query, partial(self._keep_wire, query), wire=True, consistent=self._consistent
-                )
-                if isinstance(query, WholePartition)
-                else self._dynamo.query(
-                    query, partial(self._keep, query), consistent=self._consistent
+                    query, partial(self._keep, query), wire=True, consistent=self._consistent
                 )
                 for query in queries
             ),
             return_exceptions=True,
         )
-        if self._coherent is not None:
-            for index, (query, answer) in enumerate(zip(queries, answers, strict=True)):
-                if isinstance(answer, BaseException):
-                    continue
+        for index, (query, answer) in enumerate(zip(queries, answers, strict=True)):
+            if isinstance(answer, BaseException):
+                continue
+            if self._coherent is not None:
+                # Decoded whole once, for this request and the cache's later ones.
+                answers[index] = decoded = [from_wire(item) for item in answer]
                 if isinstance(query, WholePartition):
-                    # Decoded whole once, for this request and the cache's later ones.
-                    answers[index] = decoded = [from_wire(item) for item in answer]
                     self._coherent.store_whole(version, query.table, query.pk, decoded)
                 else:
-                    self._coherent.store_query(version, query, answer)
+                    self._coherent.store_query(version, query, decoded)
+            elif not isinstance(query, WholePartition):  # a collection wraps its own
+                answers[index] = [Undecoded(item) for item in answer]
         return answers
 
 
