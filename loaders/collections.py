@@ -9,6 +9,8 @@ the collection, the two cores hand out futures derived from the one Query instea
 from __future__ import annotations
 
 import asyncio
+import sys
+from bisect import bisect_left
 from collections.abc import Callable
 from functools import partial
 from typing import Any, TypeAlias, TypeVar
@@ -98,10 +100,19 @@ class Collected:
         return answer
 
     def _pick(self, query: QueryKey) -> list[Read]:
-        prefix = query.sk_prefix
-        matching = [index for index, sk in enumerate(self._sort_keys) if sk.startswith(prefix)]
-        if query.newest_first:
-            matching.reverse()
+        # The keys with the prefix are one run of the sorted keys: from the prefix's place
+        # up to that of the first text after them all (its last character's successor).
+        prefix, keys = query.sk_prefix, self._sort_keys
+        start = bisect_left(keys, prefix)
+        if not prefix:
+            end = len(keys)
+        elif ord(prefix[-1]) < sys.maxunicode:
+            end = bisect_left(keys, prefix[:-1] + chr(ord(prefix[-1]) + 1), start)
+        else:
+            end = next(
+                (i for i in range(start, len(keys)) if not keys[i].startswith(prefix)), len(keys)
+            )
+        matching = range(end - 1, start - 1, -1) if query.newest_first else range(start, end)
         if query.limit is not None:
             matching = matching[: query.limit]
         return [self._item(index) for index in matching]

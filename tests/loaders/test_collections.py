@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from loaders.cache.items import row_of
 from loaders.codec import Item, WireItem, from_wire
-from loaders.collections import Collections
+from loaders.collections import Collected, Collections
 from loaders.dynamodb import Dynamo, DynamoDBFailure
 from loaders.keys import ItemKey, QueryKey
 from loaders.point_reads import PointReadLoader
@@ -161,3 +164,30 @@ async def test_an_item_is_decoded_only_when_a_row_is_built_of_it(
     assert row_of(sort_key, verification) == row_of(sort_key, verification) == "VERIFICATION"
     # The point and the two newest, each once (a row is kept beside its item).
     assert sorted(decoded_keys) == ["A#18", "A#19", "VERIFICATION"]
+
+
+#: Sort-key characters around the edges of the order: the prefix's successor, the last code
+#: point (which has none), and text of more than one byte in UTF-8.
+SK_CHARACTERS = st.sampled_from(["#", "$", "A", "B", "a", "é", "\uffff", chr(sys.maxunicode)])
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    sort_keys=st.lists(st.text(SK_CHARACTERS, max_size=4), max_size=12, unique=True),
+    prefix=st.text(SK_CHARACTERS, max_size=3),
+    newest_first=st.booleans(),
+    limit=st.none() | st.integers(0, 5),
+)
+def test_a_query_of_a_partition_read_whole_picks_what_dynamodb_would_answer(
+    sort_keys: list[str], prefix: str, newest_first: bool, limit: int | None
+) -> None:
+    # DynamoDB answers in sort-key order (UTF-8 bytes, which is code point order).
+    ordered = sorted(sort_keys)
+    wire = [{"PK": {"S": PK}, "SK": {"S": sk}} for sk in ordered]
+    collected = Collected(Table.PAVE, wire)
+    query = QueryKey(Table.PAVE, PK, prefix, newest_first, limit)
+    matching = [sk for sk in ordered if sk.startswith(prefix)]
+    if newest_first:
+        matching.reverse()
+    picked = [read.wire["SK"]["S"] for read in collected.query(query)]  # type: ignore[union-attr]
+    assert picked == matching[:limit]
