@@ -54,7 +54,9 @@ class NaiveQueries:
         self._now = now
 
     async def load(self, query: QueryKey) -> list[Item]:
-        return await self._dynamo.query(query, lambda item: is_live(item, self._now))
+        return await self._dynamo.query(
+            query, lambda items: [item for item in items if is_live(item, self._now)]
+        )
 
     def answer(self, query: QueryKey) -> asyncio.Future[list[Item]]:
         return asyncio.ensure_future(self.load(query))

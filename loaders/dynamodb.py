@@ -308,15 +308,15 @@ class Dynamo:
     async def query(
         self,
         query: QueryKey,
-        keep: Callable[[Item], bool],
+        keep: Callable[[list[Item]], list[Item]],
         *,
         wire: bool = False,
         consistent: bool = False,
     ) -> list[Item]:
-        """All items of `query` that `keep` accepts, following `LastEvaluatedKey`, and
-        stopping as soon as `query.limit` of them are in hand. With `wire`, the items are
-        left (and given to `keep`) in DynamoDB's wire form, for the caller to decode;
-        `consistent`: a strongly consistent Query."""
+        """All items of `query` that `keep` keeps of each page, following
+        `LastEvaluatedKey`, and stopping as soon as `query.limit` of them are in hand. With
+        `wire`, the items are left (and given to `keep`) in DynamoDB's wire form, for the
+        caller to decode; `consistent`: a strongly consistent Query."""
         partition, sort = query.table.key_names
         params: dict[str, Any] = {
             "TableName": self.tables.name(query.table),
@@ -340,10 +340,8 @@ class Dynamo:
             elif self._query_page_size is not None:
                 params["Limit"] = self._query_page_size
             response = await self.call("query", **params)
-            for raw in response.get("Items", []):
-                item = raw if wire else from_wire(raw)
-                if keep(item):
-                    kept.append(item)
+            page = response.get("Items", [])
+            kept += keep(page if wire else [from_wire(raw) for raw in page])
             if query.limit is not None and len(kept) >= query.limit:
                 return kept[: query.limit]
             last = response.get("LastEvaluatedKey")

@@ -100,18 +100,26 @@ class QueryLoader(DataLoader[QueryKey, list[Read]]):
         """Drop every collected partition's items (shared with the point-read core)."""
         self._collections.clear()
 
-    def _keep(self, query: QueryKey, wire: WireItem) -> bool:
-        ttl = wire.get("ttl")
-        if ttl is None:
-            return True
-        if len(ttl) == 1 and "N" in ttl:
-            # is_live's comparison, without decoding the item to read one Number.
-            expires = Decimal(ttl["N"])
-            live = expires > self._now_seconds
-            if live and self._expiries is not None:
-                self._expiries.note(expires, query.table, query.pk)
-            return live
-        return is_live(from_wire({"ttl": ttl}), self._now)
+    def _live(self, query: QueryKey, items: list[WireItem]) -> list[WireItem]:
+        """The items of a page not expired at the request's start (is_live's comparison,
+        without decoding an item to read one Number); the earliest expiry kept is noted."""
+        now, earliest = self._now_seconds, None
+        live = []
+        for item in items:
+            ttl = item.get("ttl")
+            if ttl is None:
+                live.append(item)
+            elif len(ttl) == 1 and "N" in ttl:
+                expires = Decimal(ttl["N"])
+                if expires > now:
+                    live.append(item)
+                    if earliest is None or expires < earliest:
+                        earliest = expires
+            elif is_live(from_wire({"ttl": ttl}), self._now):
+                live.append(item)
+        if earliest is not None and self._expiries is not None:
+            self._expiries.note(earliest, query.table, query.pk)
+        return live
 
     async def batch_load_fn(  # type: ignore[override]
         self, queries: Sequence[QueryKey]
@@ -120,7 +128,7 @@ class QueryLoader(DataLoader[QueryKey, list[Read]]):
         answers: list[list[Any] | BaseException] = await asyncio.gather(
             *(
                 self._dynamo.query(
-                    query, partial(self._keep, query), wire=True, consistent=self._consistent
+                    query, partial(self._live, query), wire=True, consistent=self._consistent
                 )
                 for query in queries
             ),

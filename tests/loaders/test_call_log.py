@@ -28,7 +28,7 @@ async def test_concurrent_calls_are_one_round_trip_and_chained_calls_two(
     bound = dynamo.bound(scope)
     await asyncio.gather(
         bound.batch_get([ItemKey(Table.PAVE, "PAYDAY#u", "PREDICTION")]),
-        bound.query(QueryKey(Table.PAVE, "USERS#u"), lambda item: True),
+        bound.query(QueryKey(Table.PAVE, "USERS#u"), lambda items: items),
     )
     assert log.round_trips == 1
     # A call sent after an answer came back may depend on it: the next round trip.
@@ -47,7 +47,7 @@ async def test_a_failed_call_is_counted_with_no_capacity(
     scope = RequestScope(NOW)
     broken = Dynamo(dynamo.client, TableNames(pave="no-such-table")).bound(scope)
     with pytest.raises(DynamoDBFailure):
-        await broken.query(QueryKey(Table.PAVE, "USERS#u"), lambda item: True)
+        await broken.query(QueryKey(Table.PAVE, "USERS#u"), lambda items: items)
     assert scope.calls.summary() == {
         "dynamodbCalls": 1,
         "roundTrips": 1,
