@@ -1,8 +1,10 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from loaders.dynamodb import Dynamo
+from loaders.expiry import Expiries
 from loaders.keys import QueryKey
 from loaders.queries import QueryLoader
 from loaders.tables import Table, TableNames
@@ -70,3 +72,21 @@ async def test_expired_items_do_not_count_toward_the_limit(
     assert [int(decoded(item)["score"]) for item in items] == [7, 5, 4]
     # 3 read, 1 live; then 2 asked, 1 live (6 expired); then 1 asked, live.
     assert [params["Limit"] for _, params in dynamodb_calls.requests] == [3, 2, 1]
+
+
+async def test_expired_items_are_dropped_and_the_earliest_live_expiry_noted(
+    dynamodb: DynamoDBClient, tables: TableNames
+) -> None:
+    ttls: dict[str, dict[str, Any]] = {"a": {"N": str(NOW_S)}, "b": {"N": str(NOW_S + 60)}}
+    ttls["c"] = {"N": str(NOW_S + 5)}
+    ttls |= {"d": {"NULL": True}, "e": {"S": str(NOW_S - 1)}, "f": {"S": str(NOW_S + 1)}}
+    for name, ttl in [*ttls.items(), ("g", None)]:
+        item = {"PK": {"S": "USERS#u-1"}, "SK": {"S": f"X#{name}"}}
+        await dynamodb.put_item(TableName=tables.pave, Item=item | ({"ttl": ttl} if ttl else {}))
+    expiries = Expiries()
+    loader = QueryLoader(Dynamo(dynamodb, tables), NOW, expiries=expiries)
+    items = await loader.load(QueryKey(Table.PAVE, "USERS#u-1", "X#"))
+    # Expired at the request's start (`a`, `e`) are dropped; a ttl that is not a Number is
+    # read as `is_live` reads it; only the Numbers' expiries are noted, the earliest kept.
+    assert [decoded(item)["SK"] for item in items] == ["X#b", "X#c", "X#d", "X#f", "X#g"]
+    assert expiries.earliest_of("u-1") == Decimal(NOW_S + 5)
