@@ -120,7 +120,7 @@ async def test_the_query_goes_out_with_the_reads_asked_in_the_same_pass(
 
     async def counted(keys: list[QueryKey]) -> list[list[object] | BaseException]:
         batches.append(len(keys))
-        return await real_batch(keys)  # type: ignore[return-value]
+        return await real_batch(keys)
 
     queries.batch_load_fn = counted  # type: ignore[method-assign,assignment]
     queries.collect(Table.PAVE, PK)
