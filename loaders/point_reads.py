@@ -4,27 +4,23 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from datetime import datetime
 from functools import partial
 from typing import cast
 
-from aiodataloader import DataLoader
-
-from loaders.answers import Found, done, pending
-from loaders.cache import CacheReader, Miss
+from loaders.answers import Found, pending
+from loaders.cache import Miss
 from loaders.codec import Item, is_live
-from loaders.collections import Collected, Collections, Read
-from loaders.dynamodb import Dynamo
+from loaders.collections import Collected, Read
 from loaders.dynamodb_errors import KeysRefused
-from loaders.expiry import Expiries
 from loaders.keys import ItemKey
+from loaders.request_loader import RequestLoader
 
 __all__ = ["PointReadLoader"]
 
 _OVER_LIMITS = "A key of this read is over DynamoDB's key limits (an id too long)"
 
 
-class PointReadLoader(DataLoader[ItemKey, Read | None]):
+class PointReadLoader(RequestLoader[ItemKey, Read | None]):
     """Loads one item per key: None when absent or expired at the request's `now`.
 
     Every key loaded in the same tick, whatever its table or user, goes out together in
@@ -35,25 +31,6 @@ class PointReadLoader(DataLoader[ItemKey, Read | None]):
     the `ttl` of every live item read. With the coherent cache (`cache`), a key it holds is
     answered at once, and every key read is stored.
     """
-
-    def __init__(
-        self,
-        dynamo: Dynamo,
-        now: datetime,
-        collections: Collections | None = None,
-        *,
-        consistent: bool = False,
-        cache: CacheReader | None = None,
-        expiries: Expiries | None = None,
-    ) -> None:
-        self._futures: dict[ItemKey, asyncio.Future[Read | None]] = {}
-        super().__init__(loop=asyncio.get_running_loop(), cache_map=self._futures)
-        self._dynamo = dynamo
-        self._now = now
-        self._collections = collections or Collections()
-        self._consistent = consistent
-        self._coherent = cache
-        self._expiries = expiries
 
     def load(self, key: ItemKey) -> asyncio.Future[Read | None]:
         cached = self._futures.get(key)
@@ -71,12 +48,6 @@ class PointReadLoader(DataLoader[ItemKey, Read | None]):
             return super().load(key)
         self._futures[key] = derived
         return derived
-
-    def answer(self, key: ItemKey) -> Found[Read | None]:
-        """The item now when it is known (the coherent cache holds it, or this request
-        read it already), without a future to await; otherwise the future of its load."""
-        future = self.load(key)
-        return future.result() if done(future) else future
 
     def answer_many(self, keys: Sequence[ItemKey]) -> Found[list[Read | None]]:
         """`answer` for each key: a list now when every one is known."""

@@ -5,26 +5,21 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from decimal import Decimal
 from functools import partial
 from typing import Any
 
-from aiodataloader import DataLoader
-
-from loaders.answers import Found, done
-from loaders.cache import CacheReader, Miss
+from loaders.cache import Miss
 from loaders.codec import WireItem, from_wire, is_live
-from loaders.collections import Collected, Collections, Read, Undecoded
-from loaders.dynamodb import Dynamo
-from loaders.expiry import Expiries
+from loaders.collections import Collected, Read, Undecoded
 from loaders.keys import QueryKey
+from loaders.request_loader import RequestLoader
 from loaders.tables import Table
 
 __all__ = ["QueryLoader", "WholePartition"]
 
 
-class QueryLoader(DataLoader[QueryKey, list[Read]]):
+class QueryLoader(RequestLoader[QueryKey, list[Read]]):
     """Loads the live items of one Query; equal queries of a request are sent once, and all
     queries of a tick are sent concurrently. A failed query fails only its own loads.
 
@@ -33,26 +28,6 @@ class QueryLoader(DataLoader[QueryKey, list[Read]]):
     `consistent`: strongly consistent Queries; `expiries`: note the `ttl` of every live
     item read. With the coherent cache (`cache`), a Query (or a partition read whole) it
     holds is answered at once, and every one read is stored."""
-
-    def __init__(
-        self,
-        dynamo: Dynamo,
-        now: datetime,
-        collections: Collections | None = None,
-        *,
-        consistent: bool = False,
-        cache: CacheReader | None = None,
-        expiries: Expiries | None = None,
-    ) -> None:
-        self._futures: dict[QueryKey, asyncio.Future[list[Read]]] = {}
-        super().__init__(loop=asyncio.get_running_loop(), cache_map=self._futures)
-        self._dynamo = dynamo
-        self._now = now
-        self._now_seconds = Decimal(int(now.timestamp()))
-        self._collections = collections or Collections()
-        self._consistent = consistent
-        self._coherent = cache
-        self._expiries = expiries
 
     def collect(self, table: Table, pk: str) -> None:
         """Read the partition `pk` of `table` whole (once per request), for this loader and
@@ -89,12 +64,6 @@ class QueryLoader(DataLoader[QueryKey, list[Read]]):
             return super().load(key)
         self._futures[key] = derived
         return derived
-
-    def answer(self, key: QueryKey) -> Found[list[Read]]:
-        """The items now when they are known (the coherent cache holds the Query, or this
-        request read it already), without a future to await; otherwise the future."""
-        future = self.load(key)
-        return future.result() if done(future) else future
 
     def forget_collections(self) -> None:
         """Drop every collected partition's items (shared with the point-read core)."""

@@ -4,7 +4,8 @@ later read in the same request sees the write."""
 
 from __future__ import annotations
 
-from typing import Annotated, TypeAlias
+from collections.abc import Callable
+from typing import Annotated, TypeAlias, TypeVar
 
 import strawberry
 
@@ -21,6 +22,7 @@ from loaders.entities import (
 )
 from loaders.keys import ItemKey
 from loaders.lock import LockClient
+from loaders.record import Record
 from loaders.rows.balance import BalanceRow
 from loaders.rows.feeder import LastPageRow, PaveLabelRow
 from loaders.rows.income_detection import IncomeDetectionRunRow
@@ -68,6 +70,25 @@ def lock_client(info: Info) -> LockClient:
     # Without the process's client (a context built by hand) a request gets its own; it
     # excludes others just the same, only without sightings from earlier requests.
     return LockClient(context.dynamo)
+
+
+RowT = TypeVar("RowT", bound=Record)
+
+
+async def _put_row(
+    info: Info, input: object, declared: type[RowT], key: Callable[[RowT], ItemKey]
+) -> RowT:
+    """The mutations that store their input as one declared row: the writer's check, the
+    row staged in the request's write session, and its `key` remembered for later reads."""
+    require_writer(info)
+    values, now = input_values(input), info.context.now
+
+    async def stage(writes: Writes) -> RowT:
+        return put_written(writes, declared, values, now)
+
+    row = await writes_of(info).run(str(info.path.key), stage)
+    remember(info, key(row), row.to_item())
+    return row
 
 
 def _input(description: str) -> object:
@@ -133,15 +154,12 @@ class Mutation:
     async def set_income_verification(
         self, info: Info, input: IncomeVerificationArgument
     ) -> IncomeVerificationRow | None:
-        require_writer(info)
-        values, now = input_values(input), info.context.now
-
-        async def stage(writes: Writes) -> IncomeVerificationRow:
-            return put_written(writes, IncomeVerificationRow, values, now)
-
-        row = await writes_of(info).run(str(info.path.key), stage)
-        remember(info, INCOME_VERIFICATION.key(user_id=row.user_id), row.to_item())
-        return row
+        return await _put_row(
+            info,
+            input,
+            IncomeVerificationRow,
+            lambda row: INCOME_VERIFICATION.key(user_id=row.user_id),
+        )
 
     @strawberry.mutation(
         description="Stores one month's savings snapshot (the `balance` row of that month, "
@@ -151,15 +169,12 @@ class Mutation:
     async def record_savings_snapshot(
         self, info: Info, input: SavingsSnapshotArgument
     ) -> BalanceRow | None:
-        require_writer(info)
-        values, now = input_values(input), info.context.now
-
-        async def stage(writes: Writes) -> BalanceRow:
-            return put_written(writes, BalanceRow, values, now)
-
-        row = await writes_of(info).run(str(info.path.key), stage)
-        remember(info, SAVINGS_MONTH.key(user_id=row.user_id, month=row.month), row.to_item())
-        return row
+        return await _put_row(
+            info,
+            input,
+            BalanceRow,
+            lambda row: SAVINGS_MONTH.key(user_id=row.user_id, month=row.month),
+        )
 
     @strawberry.mutation(
         description="Decides, under the user's balance-alert lock (shared with the Go "
@@ -194,15 +209,9 @@ class Mutation:
     async def mark_insights_refresh(
         self, info: Info, input: InsightsRefreshArgument
     ) -> PaveLabelRow | None:
-        require_writer(info)
-        values, now = input_values(input), info.context.now
-
-        async def stage(writes: Writes) -> PaveLabelRow:
-            return put_written(writes, PaveLabelRow, values, now)
-
-        row = await writes_of(info).run(str(info.path.key), stage)
-        remember(info, PAVE_LABEL.key(user_id=row.user_id), row.to_item())
-        return row
+        return await _put_row(
+            info, input, PaveLabelRow, lambda row: PAVE_LABEL.key(user_id=row.user_id)
+        )
 
     @strawberry.mutation(
         description="Records the last page fed for a Pave request (the `last_page` row, kept "
@@ -231,19 +240,12 @@ class Mutation:
     async def record_income_detection_run(
         self, info: Info, input: IncomeDetectionRunArgument
     ) -> IncomeDetectionRunRow | None:
-        require_writer(info)
-        values, now = input_values(input), info.context.now
-
-        async def stage(writes: Writes) -> IncomeDetectionRunRow:
-            return put_written(writes, IncomeDetectionRunRow, values, now)
-
-        row = await writes_of(info).run(str(info.path.key), stage)
-        remember(
+        return await _put_row(
             info,
-            INCOME_DETECTION_RUN.key(user_id=row.user_id, run_date=row.run_date),
-            row.to_item(),
+            input,
+            IncomeDetectionRunRow,
+            lambda row: INCOME_DETECTION_RUN.key(user_id=row.user_id, run_date=row.run_date),
         )
-        return row
 
     @strawberry.mutation(
         description="Writes the day's `FM_PAYDAY_FILTERED_TXNS` and "

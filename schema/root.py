@@ -31,7 +31,10 @@ from schema.subscription import Subscription
 __all__ = ["GatewaySchema", "SubgraphSchema", "build_schema"]
 
 
-class GatewaySchema(strawberry.Schema):
+class _GatewayHooks:
+    """What the gateway's schema and its subgraph form share: how an operation runs its
+    extensions, and who logs its errors."""
+
     #: What its resolvers find through `info.schema` (`schema.prepared.prepared_operations_of`).
     prepared_operations: PreparedOperations | None = None
 
@@ -50,24 +53,15 @@ class GatewaySchema(strawberry.Schema):
         return
 
 
-class SubgraphSchema(strawberry.federation.Schema):
-    """The schema as an Apollo Federation 2 subgraph (schema/federation.py)."""
+class GatewaySchema(_GatewayHooks, strawberry.Schema):
+    """The gateway's schema, as served (build_schema)."""
 
-    prepared_operations: PreparedOperations | None = None
+
+class SubgraphSchema(_GatewayHooks, strawberry.federation.Schema):
+    """The schema as an Apollo Federation 2 subgraph (schema/federation.py)."""
 
     def __init__(self, **options: Any) -> None:
         super().__init__(federation_version=FEDERATION_VERSION, **options)
-
-    def create_extensions_runner(
-        self, execution_context: ExecutionContext, extensions: list[SchemaExtension]
-    ) -> SchemaExtensionsRunner:
-        return KeptHooksRunner(execution_context=execution_context, extensions=extensions)
-
-    def process_errors(
-        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
-    ) -> None:
-        # As GatewaySchema: GatewayErrors logs the internal ones.
-        return
 
 
 def build_schema(

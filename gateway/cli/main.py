@@ -6,7 +6,8 @@ import argparse
 import asyncio
 import dataclasses
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 
 from gateway.auth.token_command import add_token_command
 from gateway.cli.admin import AdminError, create_local_tables, seed_local_demo
@@ -77,25 +78,30 @@ def build_parser() -> argparse.ArgumentParser:
         schema.add_subparsers(dest="schema_command", required=False, metavar="SUBCOMMAND")
     )
 
-    create = commands.add_parser(
-        "create-tables",
-        help="create the tables (the five and the idempotency keys') at a local DynamoDB endpoint",
-        description="Create those of the tables (names from INSIGHT_TABLE_*) that do not "
-        "exist yet at a local DynamoDB endpoint (DynamoDB Local, moto), with TTL on `ttl`.",
-        epilog=EXIT_CODES,
-    )
-    _endpoint_argument(create)
-    create.set_defaults(run=run_create_tables)
-
-    seed = commands.add_parser(
-        "seed-demo",
-        help="write the demo users' items at a local DynamoDB endpoint",
-        description="Write the demo users (demo-ada, demo-bob, demo-cy, demo-dee) into the "
-        "tables at a local DynamoDB endpoint, dated from now; run create-tables first.",
-        epilog=EXIT_CODES,
-    )
-    _endpoint_argument(seed)
-    seed.set_defaults(run=run_seed_demo)
+    # The commands for a local DynamoDB endpoint.
+    for name, run, summary, description in (
+        (
+            "create-tables",
+            run_create_tables,
+            "create the tables (the five and the idempotency keys') at a local DynamoDB endpoint",
+            "Create those of the tables (names from INSIGHT_TABLE_*) that do not exist yet at a "
+            "local DynamoDB endpoint (DynamoDB Local, moto), with TTL on `ttl`.",
+        ),
+        (
+            "seed-demo",
+            run_seed_demo,
+            "write the demo users' items at a local DynamoDB endpoint",
+            "Write the demo users (demo-ada, demo-bob, demo-cy, demo-dee) into the tables at a "
+            "local DynamoDB endpoint, dated from now; run create-tables first.",
+        ),
+    ):
+        local = commands.add_parser(name, help=summary, description=description, epilog=EXIT_CODES)
+        local.add_argument(
+            "--endpoint",
+            metavar="URL",
+            help="the DynamoDB endpoint (default: INSIGHT_DYNAMODB_ENDPOINT_URL; one is required)",
+        )
+        local.set_defaults(run=partial(_at_local_endpoint, run))
     add_token_command(commands.add_parser)
     add_documents_command(commands.add_parser)
     add_explain_command(commands)
@@ -103,26 +109,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _endpoint_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--endpoint",
-        metavar="URL",
-        help="the DynamoDB endpoint (default: INSIGHT_DYNAMODB_ENDPOINT_URL; one is required)",
-    )
-
-
-def _with_endpoint(args: argparse.Namespace, settings: Settings) -> Settings | None:
+def _at_local_endpoint(
+    run: Callable[[Settings], int], args: argparse.Namespace, settings: Settings
+) -> int:
+    """A command for a local endpoint: `run` with the settings naming it (2 without one),
+    its AdminError the command's failure (1)."""
     if args.endpoint:
-        return dataclasses.replace(settings, dynamodb_endpoint_url=args.endpoint)
-    if settings.dynamodb_endpoint_url:
-        return settings
-    print(
-        f"insight-gateway {args.command}: give --endpoint URL or INSIGHT_DYNAMODB_ENDPOINT_URL; "
-        "this is for a local DynamoDB (in AWS the tables belong to the Insight Service's "
-        "infrastructure)",
-        file=sys.stderr,
-    )
-    return None
+        settings = dataclasses.replace(settings, dynamodb_endpoint_url=args.endpoint)
+    elif not settings.dynamodb_endpoint_url:
+        print(
+            f"insight-gateway {args.command}: give --endpoint URL or "
+            "INSIGHT_DYNAMODB_ENDPOINT_URL; this is for a local DynamoDB (in AWS the tables "
+            "belong to the Insight Service's infrastructure)",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        return run(settings)
+    except AdminError as error:
+        print(f"insight-gateway {args.command}: {error}", file=sys.stderr)
+        return 1
 
 
 def run_schema(args: argparse.Namespace, settings: Settings) -> int:
@@ -140,15 +146,8 @@ def schema_sdl(*, federation: bool = False) -> str:
     return entry_points_first(built.as_str(), graphql_schema(built)) + "\n"
 
 
-def run_create_tables(args: argparse.Namespace, settings: Settings) -> int:
-    local = _with_endpoint(args, settings)
-    if local is None:
-        return 2
-    try:
-        created = asyncio.run(create_local_tables(local))
-    except AdminError as error:
-        print(f"insight-gateway create-tables: {error}", file=sys.stderr)
-        return 1
+def run_create_tables(local: Settings) -> int:
+    created = asyncio.run(create_local_tables(local))
     existing = sorted(set(local.tables.all().values()) - set(created))
     for name in created:
         print(f"created {name}")
@@ -157,15 +156,8 @@ def run_create_tables(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def run_seed_demo(args: argparse.Namespace, settings: Settings) -> int:
-    local = _with_endpoint(args, settings)
-    if local is None:
-        return 2
-    try:
-        count = asyncio.run(seed_local_demo(local, SystemClock().now()))
-    except AdminError as error:
-        print(f"insight-gateway seed-demo: {error}", file=sys.stderr)
-        return 1
+def run_seed_demo(local: Settings) -> int:
+    count = asyncio.run(seed_local_demo(local, SystemClock().now()))
     print(f"wrote {count} demo items at {local.dynamodb_endpoint_url}")
     return 0
 

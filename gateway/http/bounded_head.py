@@ -51,9 +51,7 @@ class BoundedHeadProtocol(HttpToolsProtocol):
         app_state: dict[str, Any],
         _loop: asyncio.AbstractEventLoop | None = None,
     ) -> None:
-        if not config.loaded:
-            config.load()
-        settings = app_settings(config.loaded_app) or _DEFAULTS
+        settings = app_settings(config) or _DEFAULTS
         super().__init__(config, server_state, app_state, _loop)
         self._max_head = settings.max_head_bytes
         self._head_seconds = settings.head_timeout_seconds

@@ -45,9 +45,11 @@ def app_state(app: Any) -> Any | None:
     return None
 
 
-def app_settings(app: Any) -> Settings | None:
-    """The gateway's settings behind uvicorn's middleware."""
-    settings = getattr(app_state(app), "settings", None)
+def app_settings(config: Config) -> Settings | None:
+    """The gateway's settings behind uvicorn's middleware, its app loaded first if need be."""
+    if not config.loaded:
+        config.load()
+    settings = getattr(app_state(config.loaded_app), "settings", None)
     return settings if isinstance(settings, Settings) else None
 
 
@@ -124,9 +126,7 @@ class GatewayWebSocketProtocol(WebSocketsSansIOProtocol):
         app_state: dict[str, Any],
         _loop: asyncio.AbstractEventLoop | None = None,
     ) -> None:
-        if not config.loaded:
-            config.load()
-        settings = app_settings(config.loaded_app)
+        settings = app_settings(config)
         if settings is not None:
             config.ws_per_message_deflate = settings.subscriptions_compression
         super().__init__(config, server_state, app_state, _loop)
