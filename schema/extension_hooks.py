@@ -105,20 +105,14 @@ def stage_hooks(extension_types: tuple[type[SchemaExtension], ...], name: str) -
 
 class _KeptHooks(ExtensionContextManagerBase):
     def __init__(self, extensions: list[SchemaExtension]) -> None:
-        # strawberry's loop over every extension's `get_hook`, answered for the list at once.
+        # strawberry's loop over every extension's `get_hook` (its only caller is the
+        # `__init__` this replaces), answered for the list at once.
         self.hooks = [
             WrappedHook(extensions[index], partial(factory, extensions[index]), is_async)
             for index, factory, is_async in stage_hooks(
                 tuple(map(type, extensions)), self.HOOK_NAME
             )
         ]
-
-    def get_hook(self, extension: SchemaExtension) -> WrappedHook | None:
-        found = hook_factory(type(extension), self.HOOK_NAME)
-        if found is None:
-            return None
-        factory, is_async = found
-        return WrappedHook(extension=extension, hook=partial(factory, extension), is_async=is_async)
 
 
 class _Operation(_KeptHooks, OperationContextManager):
