@@ -76,15 +76,11 @@ def wire_settings(settings: ServiceSettings, endpoint_url: str) -> WireSettings:
 
 
 #: Allocations between two young collections (CPython's default is 700). A request of 100
-#: full users keeps ~10^6 objects alive for its lifetime (items, rows, answers): at 700
-#: the young collections walk them over and over, a third of the worker's CPU as the bench
-#: measured; at 50,000 a few times a request, still 9% of its CPU; at 200,000 a few young
-#: collections a request still walked them and promoted them to the older generations, whose
-#: passes walk them again: 312 ms of CPU a request against 242 at 500,000 (three processes
-#: of each, 30 requests each, in turns; `docs/performance.md`). The garbage is almost all
+#: full users keeps ~10^6 objects alive (items, rows, answers): the collector walked them a
+#: third of the worker's CPU at 700, 9% at 50,000, and at 200,000 still a fifth (several young
+#: passes a request, promoting them to the older ones): `docs/performance.md`. Garbage is
 #: freed by reference counting anyway (a request releases its items when it ends); the bound
-#: keeps cyclic garbage to tens of MB at most, and a socket's RSS within its budget (18.6
-#: KiB against 17.9 at 200,000: `docs/subscriptions.md`, "Memory per socket").
+#: keeps cyclic garbage to tens of MB (a socket's RSS: 18.6 KiB, 17.9 at 200,000).
 YOUNG_COLLECTION_THRESHOLD = 500_000
 
 
