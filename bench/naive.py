@@ -55,7 +55,7 @@ class NaiveQueries:
 
     async def load(self, query: QueryKey) -> list[Item]:
         return await self._dynamo.query(
-            query, lambda items: [item for item in items if is_live(item, self._now)]
+            query, lambda page: [item for item in map(from_wire, page) if is_live(item, self._now)]
         )
 
     def answer(self, query: QueryKey) -> asyncio.Future[list[Item]]:

@@ -22,7 +22,7 @@ from loaders.call_events import AbandonedBatch as AbandonedBatch
 from loaders.call_events import AbandonObserver as AbandonObserver
 from loaders.call_events import CallObserver as CallObserver
 from loaders.call_events import FinishedCall as FinishedCall
-from loaders.codec import Item, from_wire, to_wire
+from loaders.codec import Item, WireItem, from_wire, to_wire
 from loaders.dynamodb_errors import ConditionFailed as ConditionFailed
 from loaders.dynamodb_errors import DynamoDBFailure as DynamoDBFailure
 from loaders.dynamodb_errors import TransactionCanceled as TransactionCanceled
@@ -308,15 +308,13 @@ class Dynamo:
     async def query(
         self,
         query: QueryKey,
-        keep: Callable[[list[Item]], list[Item]],
+        keep: Callable[[list[WireItem]], list[Any]],
         *,
-        wire: bool = False,
         consistent: bool = False,
-    ) -> list[Item]:
-        """All items of `query` that `keep` keeps of each page, following
-        `LastEvaluatedKey`, and stopping as soon as `query.limit` of them are in hand. With
-        `wire`, the items are left (and given to `keep`) in DynamoDB's wire form, for the
-        caller to decode; `consistent`: a strongly consistent Query."""
+    ) -> list[Any]:
+        """What `keep` keeps of each page's items (in DynamoDB's wire form, for the caller to
+        decode), following `LastEvaluatedKey`, and stopping as soon as `query.limit` of them
+        are in hand; `consistent`: a strongly consistent Query."""
         partition, sort = query.table.key_names
         params: dict[str, Any] = {
             "TableName": self.tables.name(query.table),
@@ -333,15 +331,14 @@ class Dynamo:
             params["KeyConditionExpression"] += " AND begins_with(#sk, :prefix)"
             params["ExpressionAttributeNames"]["#sk"] = sort
             params["ExpressionAttributeValues"][":prefix"] = {"S": query.sk_prefix}
-        kept: list[Item] = []
+        kept: list[Any] = []
         while True:
             if query.limit is not None:
                 params["Limit"] = query.limit - len(kept)
             elif self._query_page_size is not None:
                 params["Limit"] = self._query_page_size
             response = await self.call("query", **params)
-            page = response.get("Items", [])
-            kept += keep(page if wire else [from_wire(raw) for raw in page])
+            kept += keep(response.get("Items", []))
             if query.limit is not None and len(kept) >= query.limit:
                 return kept[: query.limit]
             last = response.get("LastEvaluatedKey")

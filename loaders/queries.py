@@ -96,9 +96,7 @@ class QueryLoader(RequestLoader[QueryKey, list[Read]]):
         version = self._coherent.begin() if self._coherent is not None else None
         answers: list[list[Any] | BaseException] = await asyncio.gather(
             *(
-                self._dynamo.query(
-                    query, partial(self._live, query), wire=True, consistent=self._consistent
-                )
+                self._dynamo.query(query, partial(self._live, query), consistent=self._consistent)
                 for query in queries
             ),
             return_exceptions=True,
