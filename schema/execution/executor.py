@@ -20,8 +20,9 @@ through its bound read.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
-from typing import Any, ClassVar
+from collections.abc import Callable, Coroutine
+from typing import Any, ClassVar, TypeVar
+from weakref import WeakMethod
 
 from graphql import (
     DocumentNode,
@@ -29,6 +30,7 @@ from graphql import (
     FieldNode,
     GraphQLError,
     GraphQLOutputType,
+    GraphQLResolveInfoHelpers,
     GraphQLSchema,
     OperationType,
     get_named_type,
@@ -46,6 +48,8 @@ from schema.prepared import CompletionCounts, PreparedOperation, owner_of
 from schema.user import User
 
 __all__ = ["CompiledExecutionContext", "PassesPlainFields", "ReferenceExecutionContext"]
+
+T = TypeVar("T")
 
 
 class PassesPlainFields:
@@ -65,6 +69,19 @@ def passes_plain_fields(manager: MiddlewareManager | None) -> bool:
 
 class ReferenceExecutionContext(StrawberryGraphQLCoreExecutionContext):
     """graphql-core's path under strawberry, a re-read's root user planned first."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """graphql-core's executor, its resolvers' `async_helpers` holding it weakly.
+
+        graphql-core gives them the executor's own bound methods: a cycle, which kept every
+        operation's executor, with its Context and loaders, until the collector's next pass
+        (41 objects a request, and as many for a socket's subscription: docs/performance.md).
+        Without it, reference counting frees them as the operation ends. The helpers are
+        asked only while the operation runs, so its executor is there."""
+        super().__init__(*args, **kwargs)
+        self.async_helpers = GraphQLResolveInfoHelpers(
+            gather=_weakly(self.gather_async_work), track=_weakly(self.track_async_work)
+        )
 
     @classmethod
     def build(
@@ -179,6 +196,19 @@ class CompiledExecutionContext(ReferenceExecutionContext):
             lambda: compile_operation(self.schema, operation, self.fragment_definitions, variables),
         )
         return found
+
+
+def _weakly(method: Callable[..., T]) -> Callable[..., T]:
+    """`method`, called through a weak reference to its object."""
+    held = WeakMethod(method)
+
+    def call(*args: Any, **kwargs: Any) -> T:
+        bound = held()
+        if bound is None:
+            raise RuntimeError("this operation's execution has ended")
+        return bound(*args, **kwargs)
+
+    return call
 
 
 def as_field_class(user: User, field_type: GraphQLOutputType) -> User:

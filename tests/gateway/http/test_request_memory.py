@@ -1,6 +1,7 @@
 """A request's items are freed when it ends, by reference counting: the loaders and the
 execution refer to each other, and without the release they waited for the collector's
-older-generation pass (which walking them made a large share of the gateway's CPU)."""
+older-generation pass (which walking them made a large share of the gateway's CPU). Its
+Context, loaders and executor too: nothing of a request waits for the collector."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from gateway.settings import Settings
 from loaders.collections import Collected
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
+from schema.context import Context
 from schema.every_field import every_field
+from schema.execution.executor import ReferenceExecutionContext
 from schema.root import build_schema
 from support.http_client import gateway_client, tokens
 from support.seed import seed_users
@@ -34,19 +37,23 @@ def collector_off() -> Iterator[None]:
         gc.enable()
 
 
+#: What a request makes and nothing should hold past its end.
+REQUEST_OBJECTS = (Collected, Context, ReferenceExecutionContext)
+
+
 def collected_alive() -> set[int]:
-    """The Collected partitions alive now (an earlier test's may outlive it: not ours)."""
-    return {id(o) for o in gc.get_objects() if isinstance(o, Collected)}
+    """The request objects alive now (an earlier test's may outlive it: not ours)."""
+    return {id(o) for o in gc.get_objects() if isinstance(o, REQUEST_OBJECTS)}
 
 
 def left_alive(before: set[int]) -> list[Any]:
-    """Collected partitions made since `before`, and wire items of USERS, that nothing but a
+    """Request objects made since `before`, and wire items of USERS, that nothing but a
     cycle may hold."""
     partitions = {f"USERS#{user}" for user in USERS}
     return [
         o
         for o in gc.get_objects()
-        if (isinstance(o, Collected) and id(o) not in before)
+        if (isinstance(o, REQUEST_OBJECTS) and id(o) not in before)
         or (
             isinstance(o, dict)
             and isinstance(o.get("PK"), dict)
