@@ -1,6 +1,6 @@
 """A frontend fleet on one replica: N sockets, each its own user's, each with `per_socket`
 `viewerChanged` subscriptions, held open on a gateway under uvicorn in its own process (the
-image's command: its `--ws` protocol, its factory), over moto's server.
+image's command: its `--ws` and `--http` protocols, its factory), over moto's server.
 
 It measures the gateway's RSS (/proc VmRSS) per socket over the whole fleet, the time to open
 it, then the latency of a change to 100 of its users with every socket open (each written
@@ -38,6 +38,8 @@ QUERY = "subscription Fleet { viewerChanged { id incomeVerification { amountInCe
 SET_VERIFICATION = """mutation FleetWrite($input: SetIncomeVerificationInput!) {
   setIncomeVerification(input: $input) { amountInCents } }"""
 PROTOCOL = "gateway.subscriptions.server_protocol:GatewayWebSocketProtocol"
+#: The image's `--http`: a socket's upgrade is read by it.
+HTTP_PROTOCOL = "gateway.live_http.server_protocol:GatewayHttpProtocol"
 WAIT = 120.0
 #: Sockets opened at once while the fleet is built.
 OPENING = 100
@@ -210,7 +212,7 @@ async def fleet(
     command = [
         sys.executable, "-m", "uvicorn", "--factory", "gateway.asgi:create_app_from_environ",
         "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log",
-        "--ws", ws,
+        "--ws", ws, "--http", HTTP_PROTOCOL,
         # For uvicorn's own protocols; the gateway's reads INSIGHT_SUBSCRIPTIONS_COMPRESSION.
         "--ws-per-message-deflate", "true" if compression else "false",
     ]  # fmt: skip

@@ -15,9 +15,9 @@ uvicorn has documented options for neither with its fast parser (h11's
 `h11_max_incomplete_event_size` answers 400, not 431, and only on h11, several times slower
 a request), so this subclasses `HttpToolsProtocol` (uvicorn 0.55), the protocol `--http auto`
 chooses: it extends `connection_made`, `connection_lost`, `data_received`,
-`on_headers_complete`, `on_message_complete`, `on_response_complete` and
-`send_400_response`, and reads `transport`, `loop`, `url`, `headers` and
-`server_state.default_headers`. tests/gateway/http/test_bounded_head.py holds them.
+`on_headers_complete`, `on_message_complete`, `on_response_complete`,
+`handle_websocket_upgrade` and `send_400_response`, and reads `transport`, `loop`, `url`,
+`headers` and `server_state.default_headers`. tests/gateway/http/test_bounded_head.py holds them.
 """
 
 from __future__ import annotations
@@ -97,6 +97,14 @@ class BoundedHeadProtocol(HttpToolsProtocol):
         super().on_response_complete()
         if not self.transport.is_closing() and self._head_bytes is not None:
             self._await_head()
+
+    def handle_websocket_upgrade(self) -> None:
+        super().handle_websocket_upgrade()
+        # The connection is a socket's now: no byte comes here again. The parser holds this
+        # protocol's callbacks and it the parser: a cycle that kept the upgrade's head (27
+        # objects) for the collector's next pass, for each socket. Cut, as uvicorn cuts it
+        # when a connection is lost.
+        del self.parser
 
     def send_400_response(self, msg: str) -> None:
         if self._too_large:

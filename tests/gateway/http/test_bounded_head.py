@@ -9,16 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import pytest
+from websockets.asyncio.client import connect
 
 from gateway.app import create_app
+from gateway.http.bounded_head import BoundedHeadProtocol
 from gateway.settings import Settings
 from schema.clock import FixedClock
 from support.raw_heads import sent_until_answered
 from support.serving import serving
+from tests.gateway.subscriptions.conftest import live_settings
+from tests.gateway.subscriptions.socket_client import PROTOCOL
 
 #: The probe's header: 16 MB, never terminated.
 PROBE_BYTES = 16 * 1024 * 1024
@@ -86,3 +91,21 @@ async def test_kept_alive_requests_are_served(settings: Settings, clock: FixedCl
             )
             await asyncio.wait_for(reader.readuntil(b'"ok"}'), WAIT_SECONDS)
         writer.close()
+
+
+async def test_an_upgraded_connection_leaves_its_http_protocol_to_reference_counting(
+    settings: Settings, clock: FixedClock
+) -> None:
+    """Once a connection is a socket, its HTTP protocol is freed at once, not kept (with the
+    upgrade's head) by a cycle until the collector's next pass: the collector is off here."""
+    gc.collect()
+    gc.disable()
+    try:
+        async with (
+            serving(create_app(live_settings(settings), clock=clock)) as url,
+            connect(url, subprotocols=[PROTOCOL], open_timeout=WAIT_SECONDS),  # type: ignore[list-item]
+        ):
+            left = [o for o in gc.get_objects() if isinstance(o, BoundedHeadProtocol)]
+    finally:
+        gc.enable()
+    assert left == []
