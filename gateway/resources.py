@@ -79,8 +79,9 @@ def wire_settings(settings: ServiceSettings, endpoint_url: str) -> WireSettings:
 #: full users keeps ~10^6 objects alive (items, rows, answers): the collector walked them a
 #: third of the worker's CPU at 700, 9% at 50,000, and at 200,000 still a fifth (several young
 #: passes a request, promoting them to the older ones): `docs/performance.md`. Garbage is
-#: freed by reference counting anyway (a request releases its items when it ends); the bound
-#: keeps cyclic garbage to tens of MB (a socket's RSS: 18.6 KiB, 17.9 at 200,000).
+#: freed by reference counting: neither a request nor a socket leaves a cycle (tests/schema/
+#: test_executor_cycles.py, tests/gateway/http/test_bounded_head.py). Cyclic garbage waits
+#: for a young pass, so this bound is what any new cycle could hold.
 YOUNG_COLLECTION_THRESHOLD = 500_000
 
 
