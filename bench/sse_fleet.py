@@ -25,6 +25,7 @@ import httpx
 from bench.processes import free_port, running
 from bench.socket_fleet import (
     CHANGED_USERS,
+    HTTP_PROTOCOL,
     OPENING,
     PROTOCOL,
     QUERY,
@@ -41,8 +42,6 @@ from bench.socket_fleet import (
 )
 from schema.live import REREAD_REASONS
 from support.metrics_text import total
-
-HTTP_PROTOCOL = "gateway.live_http.server_protocol:GatewayHttpProtocol"
 
 
 class SseStream:
