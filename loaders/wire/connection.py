@@ -77,6 +77,9 @@ class Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
+        # No byte comes any more. The parser holds this protocol's callbacks and it the
+        # parser: a cycle, which kept a closed connection for the collector. Cut.
+        del self._parser
         if self._close_delimited and exc is None:
             # An answer with neither a length nor chunks ends where the connection does.
             self._close_delimited = False

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import gc
 import ipaddress
 import socket
 import ssl
@@ -37,6 +38,7 @@ from cryptography.x509.oid import NameOID
 from loaders.dynamodb import Dynamo
 from loaders.errors import DynamoDBUnavailable
 from loaders.tables import TableNames
+from loaders.wire.connection import Connection
 from loaders.wire.endpoint import WireSettings
 from loaders.wire.pool import HAPPY_EYEBALLS_DELAY, ConnectionPool
 
@@ -224,6 +226,29 @@ async def test_a_connection_the_server_closes_is_not_reused() -> None:
         await dynamo.call("get_item", **GET)
         await dynamo.call("get_item", **GET)
     assert script.connections == 2
+
+
+async def test_a_closed_connection_is_freed_by_reference_counting() -> None:
+    script = Script(behaviours=[answer(close=True), answer(close=True)])
+    gc.collect()
+    gc.disable()
+    # Other tests' connections, some kept by their clients' pools: not this test's.
+    before = {id(o) for o in gc.get_objects() if isinstance(o, Connection)}
+    try:
+        async with scripted(script) as url, client_of(url) as client:
+            dynamo = dynamo_of(client)
+            await dynamo.call("get_item", **GET)
+            await dynamo.call("get_item", **GET)
+            await asyncio.sleep(0.05)  # the second close reaches the connection
+            left = [
+                o
+                for o in gc.get_objects()
+                if isinstance(o, Connection) and o.closed and id(o) not in before
+            ]
+    finally:
+        gc.enable()
+    assert script.connections == 2
+    assert left == []
 
 
 async def test_an_idle_connection_past_its_keepalive_is_not_reused() -> None:
