@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 import itertools
 import os
 from collections import Counter
@@ -149,6 +150,18 @@ def dynamodb_calls(dynamodb: DynamoDBClient) -> Iterator[CallCounter]:
     dynamodb.meta.events.register("before-parameter-build.dynamodb", counter)
     yield counter
     dynamodb.meta.events.unregister("before-parameter-build.dynamodb", counter)
+
+
+@pytest.fixture
+def collector_off() -> Iterator[None]:
+    """The cyclic collector off for the test, after one full pass: whatever the test leaves
+    alive is what reference counting left, nothing a collection would still free."""
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 @pytest.fixture

@@ -228,25 +228,20 @@ async def test_a_connection_the_server_closes_is_not_reused() -> None:
     assert script.connections == 2
 
 
-async def test_a_closed_connection_is_freed_by_reference_counting() -> None:
+async def test_a_closed_connection_is_freed_by_reference_counting(collector_off: None) -> None:
     script = Script(behaviours=[answer(close=True), answer(close=True)])
-    gc.collect()
-    gc.disable()
     # Other tests' connections, some kept by their clients' pools: not this test's.
     before = {id(o) for o in gc.get_objects() if isinstance(o, Connection)}
-    try:
-        async with scripted(script) as url, client_of(url) as client:
-            dynamo = dynamo_of(client)
-            await dynamo.call("get_item", **GET)
-            await dynamo.call("get_item", **GET)
-            await asyncio.sleep(0.05)  # the second close reaches the connection
-            left = [
-                o
-                for o in gc.get_objects()
-                if isinstance(o, Connection) and o.closed and id(o) not in before
-            ]
-    finally:
-        gc.enable()
+    async with scripted(script) as url, client_of(url) as client:
+        dynamo = dynamo_of(client)
+        await dynamo.call("get_item", **GET)
+        await dynamo.call("get_item", **GET)
+        await asyncio.sleep(0.05)  # the second close reaches the connection
+        left = [
+            o
+            for o in gc.get_objects()
+            if isinstance(o, Connection) and o.closed and id(o) not in before
+        ]
     assert script.connections == 2
     assert left == []
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gc
 import weakref
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,16 +21,6 @@ QUERIES = [
     "query($id: ID!) { user(id: $id) { id payday { nextDate } alert { alertSent } } }",
     "{ __schema { queryType { name } } }",
 ]
-
-
-@pytest.fixture
-def collector_off() -> Iterator[None]:
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def executors() -> set[int]:

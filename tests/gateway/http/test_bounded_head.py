@@ -94,24 +94,19 @@ async def test_kept_alive_requests_are_served(settings: Settings, clock: FixedCl
 
 
 async def test_an_upgraded_connection_leaves_its_http_protocol_to_reference_counting(
-    settings: Settings, clock: FixedClock
+    settings: Settings, clock: FixedClock, collector_off: None
 ) -> None:
     """Once a connection is a socket, its HTTP protocol is freed at once, not kept (with the
-    upgrade's head) by a cycle until the collector's next pass: the collector is off here."""
-    gc.collect()
-    gc.disable()
+    upgrade's head) by a cycle until the collector's next pass."""
     # Protocols of other servers that may outlive their tests: not this test's.
     before = {id(o) for o in gc.get_objects() if isinstance(o, BoundedHeadProtocol)}
-    try:
-        async with (
-            serving(create_app(live_settings(settings), clock=clock)) as url,
-            connect(url, subprotocols=[PROTOCOL], open_timeout=WAIT_SECONDS),  # type: ignore[list-item]
-        ):
-            left = [
-                o
-                for o in gc.get_objects()
-                if isinstance(o, BoundedHeadProtocol) and id(o) not in before
-            ]
-    finally:
-        gc.enable()
+    async with (
+        serving(create_app(live_settings(settings), clock=clock)) as url,
+        connect(url, subprotocols=[PROTOCOL], open_timeout=WAIT_SECONDS),  # type: ignore[list-item]
+    ):
+        left = [
+            o
+            for o in gc.get_objects()
+            if isinstance(o, BoundedHeadProtocol) and id(o) not in before
+        ]
     assert left == []

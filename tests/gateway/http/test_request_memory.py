@@ -6,10 +6,7 @@ Context, loaders and executor too: nothing of a request waits for the collector.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from gateway.settings import Settings
 from loaders.collections import Collected
@@ -25,16 +22,6 @@ from tests.conftest import NOW
 
 USERS = ["memory-a", "memory-b"]
 QUERY = f"query($ids: [ID!]!) {{ users(ids: $ids) {every_field(build_schema()._schema, 'User')} }}"
-
-
-@pytest.fixture
-def collector_off() -> Iterator[None]:
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 #: What a request makes and nothing should hold past its end.
