@@ -1,22 +1,24 @@
-"""strawberry's extension hooks, found once per extension class instead of once per request.
+"""strawberry's extension hooks, found once per list of extensions and driven directly.
 
 For every operation strawberry builds four context managers (operation, parsing,
-validation, execution), and each asks every extension whether it has that hook: `inspect`
-tests and, for each hook it has, a new `contextlib.contextmanager` wrapper (a
-`functools.update_wrapper`) — about a hundred calls per extension per request, the largest
-part of a cached query's cost outside its resolvers. The answer depends on the
-extension's class alone, so it is kept per class and hook; a request only binds the kept
-factory to its own extension instance. Entering and leaving the hooks stays strawberry's
-(its exit stacks), so their order, their exceptions and the errors they add are unchanged.
+validation, execution). Each asks every extension whether it has that hook (`inspect`
+tests), wraps each hook it has in a new `contextlib` context manager and enters them on an
+exit stack: about a hundred calls per extension per request, the largest part of a cached
+query's cost outside its resolvers. Here the kinds of a list of extensions' hooks are found
+once, and a stage drives its hooks itself: a generator hook is advanced to its `yield` on
+entering and resumed (or given the stage's exception) on leaving, as `contextlib` does, in
+the same order (entered in the extensions' order, left in reverse), so the order, the
+exceptions and the errors the hooks add are strawberry's (tests/schema/
+test_extension_hooks.py).
 """
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 from asyncio import iscoroutinefunction
-from collections.abc import AsyncIterator, Callable, Iterator
-from functools import partial
+from collections.abc import AsyncGenerator, Generator
+from enum import Enum
+from types import TracebackType
 from typing import Any
 
 from strawberry.extensions import SchemaExtension
@@ -26,114 +28,210 @@ from strawberry.extensions.context import (
     OperationContextManager,
     ParsingContextManager,
     ValidationContextManager,
-    WrappedHook,
 )
 from strawberry.extensions.runner import SchemaExtensionsRunner
 from strawberry.types import ExecutionContext
 from strawberry.utils.await_maybe import await_maybe
 
-__all__ = ["KeptHooksRunner", "hook_factory", "stage_hooks"]
-
-#: Given an extension, its hook as a (sync or async) context manager.
-HookFactory = Callable[[SchemaExtension], Any]
+__all__ = ["HookKind", "KeptHooksRunner", "hook_kind", "stage_hooks"]
 
 
-def _awaited(hook: Callable[[SchemaExtension], Any]) -> HookFactory:
-    @contextlib.asynccontextmanager
-    async def entered(extension: SchemaExtension) -> AsyncIterator[None]:
-        await hook(extension)
-        yield
+class HookKind(Enum):
+    """How a hook runs around its stage: the four forms strawberry accepts."""
 
-    return entered
-
-
-def _called(hook: Callable[[SchemaExtension], Any]) -> HookFactory:
-    @contextlib.contextmanager
-    def entered(extension: SchemaExtension) -> Iterator[None]:
-        hook(extension)
-        yield
-
-    return entered
+    #: A generator: its code before `yield` runs on entering, the rest on leaving.
+    GENERATOR = "generator"
+    ASYNC_GENERATOR = "async generator"
+    #: A function or a coroutine function, run on entering only.
+    CALL = "call"
+    AWAIT = "await"
 
 
-#: Each extension class's hooks, by (class, hook name), as `hook_factory` found them.
-_found: dict[tuple[type[SchemaExtension], str], tuple[HookFactory, bool] | None] = {}
-
-
-def hook_factory(
-    extension_type: type[SchemaExtension], name: str
-) -> tuple[HookFactory, bool] | None:
-    """The hook `name` (`on_operation`, ...) of `extension_type` as a factory of context
-    managers and whether they are async, or None when the class keeps the default (no
-    hook): strawberry's `ExtensionContextManagerBase.get_hook`, answered once a class."""
-    key = (extension_type, name)
-    if key not in _found:
-        _found[key] = _find(extension_type, name)
-    return _found[key]
-
-
-def _find(extension_type: type[SchemaExtension], name: str) -> tuple[HookFactory, bool] | None:
+def hook_kind(extension_type: type[SchemaExtension], name: str) -> HookKind | None:
+    """The kind of the hook `name` (`on_operation`, ...) of `extension_type`, or None when
+    the class keeps the default (no hook): strawberry's `get_hook`, for a class."""
     hook = getattr(extension_type, name)
     if hook is getattr(SchemaExtension, name):
         return None
     if inspect.isgeneratorfunction(hook):
-        return contextlib.contextmanager(hook), False
+        return HookKind.GENERATOR
     if inspect.isasyncgenfunction(hook):
-        return contextlib.asynccontextmanager(hook), True
+        return HookKind.ASYNC_GENERATOR
     if callable(hook):
-        return (_awaited(hook), True) if iscoroutinefunction(hook) else (_called(hook), False)
+        return HookKind.AWAIT if iscoroutinefunction(hook) else HookKind.CALL
     raise ValueError(f"Hook {name} on {extension_type} must be callable, received {hook!r}")
 
 
-#: Each list of extension classes' hooks of one stage: (index, factory, is_async) each.
-StageHooks = tuple[tuple[int, HookFactory, bool], ...]
+#: Each list of extension classes' hooks of one stage: (index, kind) each.
+StageHooks = tuple[tuple[int, HookKind], ...]
 _stages: dict[tuple[tuple[type[SchemaExtension], ...], str], StageHooks] = {}
 
 
 def stage_hooks(extension_types: tuple[type[SchemaExtension], ...], name: str) -> StageHooks:
     """The hooks `name` of extensions of these classes, in their order: the index of each
-    extension that has one, its factory and whether it is async."""
+    extension that has one, and its kind; found once for each list of classes."""
     key = (extension_types, name)
     if key not in _stages:
         _stages[key] = tuple(
-            (index, *found)
+            (index, kind)
             for index, extension_type in enumerate(extension_types)
-            if (found := hook_factory(extension_type, name)) is not None
+            if (kind := hook_kind(extension_type, name)) is not None
         )
     return _stages[key]
 
 
-class _KeptHooks(ExtensionContextManagerBase):
+class _Stage(ExtensionContextManagerBase):
+    """One stage's hooks, entered and left as strawberry's exit stack enters and leaves
+    them (`with` for a synchronous execution, `async with` otherwise)."""
+
+    __slots__ = ("stage", "started")
+
     def __init__(self, extensions: list[SchemaExtension]) -> None:
-        # strawberry's loop over every extension's `get_hook` (its only caller is the
-        # `__init__` this replaces), answered for the list at once.
-        self.hooks = [
-            WrappedHook(extensions[index], partial(factory, extensions[index]), is_async)
-            for index, factory, is_async in stage_hooks(
-                tuple(map(type, extensions)), self.HOOK_NAME
-            )
-        ]
+        kinds = stage_hooks(tuple(map(type, extensions)), self.HOOK_NAME)
+        self.stage = [(getattr(extensions[index], self.HOOK_NAME), kind) for index, kind in kinds]
+        #: The generator hooks entered: each with whether it is async.
+        self.started: list[tuple[Any, bool]] = []
+
+    def __enter__(self) -> None:
+        for hook, kind in self.stage:
+            if kind is HookKind.GENERATOR:
+                generator = hook()
+                _advanced(next(generator, _NOT_YIELDED))
+                self.started.append((generator, False))
+            elif kind is HookKind.CALL:
+                hook()
+            else:
+                raise RuntimeError(
+                    f"SchemaExtension hook {hook.__self__}.{self.HOOK_NAME} "
+                    "failed to complete synchronously."
+                )
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> None:
+        pending = exc_val
+        for generator, _ in reversed(self.started):
+            try:
+                if _left(generator, pending):
+                    pending = None
+            except BaseException as raised:
+                pending = raised
+        _raise_replaced(exc_val, pending)
+
+    async def __aenter__(self) -> None:
+        for hook, kind in self.stage:
+            if kind is HookKind.GENERATOR:
+                generator = hook()
+                _advanced(next(generator, _NOT_YIELDED))
+                self.started.append((generator, False))
+            elif kind is HookKind.ASYNC_GENERATOR:
+                generator = hook()
+                _advanced(await anext(generator, _NOT_YIELDED))
+                self.started.append((generator, True))
+            elif kind is HookKind.CALL:
+                hook()
+            else:
+                await hook()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> None:
+        pending = exc_val
+        for generator, is_async in reversed(self.started):
+            try:
+                if await _left_async(generator, pending) if is_async else _left(generator, pending):
+                    pending = None
+            except BaseException as raised:
+                pending = raised
+        _raise_replaced(exc_val, pending)
 
 
-class _Operation(_KeptHooks, OperationContextManager):
+_NOT_YIELDED = object()
+
+
+def _advanced(yielded: object) -> None:
+    if yielded is _NOT_YIELDED:
+        raise RuntimeError("generator didn't yield")
+
+
+def _left(generator: Generator[Any, None, None], error: BaseException | None) -> bool:
+    """A generator hook resumed after its stage (`contextlib.contextmanager`'s exit): True
+    when it suppressed the stage's `error`; raises what it raised instead."""
+    if error is None:
+        if next(generator, _NOT_YIELDED) is not _NOT_YIELDED:
+            raise RuntimeError("generator didn't stop")
+        return False
+    traceback = error.__traceback__
+    try:
+        generator.throw(error)
+    except StopIteration as stopped:
+        return stopped is not error
+    except BaseException as raised:
+        return _kept(raised, error, traceback)
+    raise RuntimeError("generator didn't stop after throw()")
+
+
+async def _left_async(generator: AsyncGenerator[Any, None], error: BaseException | None) -> bool:
+    """An async generator hook resumed after its stage (`contextlib.asynccontextmanager`'s
+    exit)."""
+    if error is None:
+        if await anext(generator, _NOT_YIELDED) is not _NOT_YIELDED:
+            raise RuntimeError("generator didn't stop")
+        return False
+    traceback = error.__traceback__
+    try:
+        await generator.athrow(error)
+    except StopAsyncIteration as stopped:
+        return stopped is not error
+    except BaseException as raised:
+        return _kept(raised, error, traceback)
+    raise RuntimeError("generator didn't stop after athrow()")
+
+
+def _kept(raised: BaseException, error: BaseException, traceback: TracebackType | None) -> bool:
+    """False when the hook let the stage's `error` through (as itself, or as the
+    RuntimeError a generator makes of a StopIteration); raises anything else it raised."""
+    if raised is error or (
+        isinstance(error, StopIteration | StopAsyncIteration) and raised.__cause__ is error
+    ):
+        error.__traceback__ = traceback
+        return False
+    raise raised
+
+
+def _raise_replaced(error: BaseException | None, pending: BaseException | None) -> None:
+    """Raises what a hook raised in place of the stage's `error`. A hook that suppresses
+    the error does not end it: strawberry's stages let it through all the same."""
+    if pending is not None and pending is not error:
+        raise pending
+
+
+class _Operation(_Stage, OperationContextManager):
     pass
 
 
-class _Validation(_KeptHooks, ValidationContextManager):
+class _Validation(_Stage, ValidationContextManager):
     pass
 
 
-class _Parsing(_KeptHooks, ParsingContextManager):
+class _Parsing(_Stage, ParsingContextManager):
     pass
 
 
-class _Executing(_KeptHooks, ExecutingContextManager):
+class _Executing(_Stage, ExecutingContextManager):
     pass
 
 
 class KeptHooksRunner(SchemaExtensionsRunner):
-    """strawberry's runner, its four stages' hooks found by `hook_factory`, and the
-    results (`extensions` of the answer) asked only of the extensions that give any."""
+    """strawberry's runner, its four stages' hooks found by `hook_kind` and driven by
+    `_Stage`, and the results (`extensions` of the answer) asked only of the extensions that
+    give any."""
 
     async def get_extensions_results(self, ctx: ExecutionContext) -> dict[str, Any]:
         data: dict[str, Any] = {}

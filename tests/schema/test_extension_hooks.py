@@ -1,16 +1,20 @@
 """Each extension's hooks, found once per class, run as strawberry runs them: every kind of
-hook, in the extensions' order, around each stage, with the errors they add."""
+hook, in the extensions' order, around each stage, with the errors they add, and with an
+exception in a stage or a hook given to the same hooks and ending the same way as under
+strawberry's own runner."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+import pytest
 import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import SchemaExtension
+from strawberry.extensions.runner import SchemaExtensionsRunner
 
-from schema.extension_hooks import KeptHooksRunner, hook_factory, stage_hooks
+from schema.extension_hooks import HookKind, KeptHooksRunner, hook_kind, stage_hooks
 from schema.root import GatewaySchema
 
 
@@ -95,17 +99,14 @@ async def test_an_error_a_hook_adds_is_answered() -> None:
     assert [error.message for error in result.errors or []] == ["refused"]
 
 
-def test_a_class_without_a_hook_has_none_and_a_class_with_one_keeps_one_factory() -> None:
-    generating, _, awaiting, _, hookless = extensions(Recorder())
-    assert hook_factory(hookless, "on_operation") is None
-    assert hook_factory(awaiting, "on_parse") is None
-    found = hook_factory(generating, "on_operation")
-    assert found is not None
-    assert found[1] is False
-    assert hook_factory(generating, "on_operation") is found
-    awaited = hook_factory(awaiting, "on_execute")
-    assert awaited is not None
-    assert awaited[1] is True
+def test_a_class_without_a_hook_has_none_and_a_class_with_one_has_its_kind() -> None:
+    generating, async_generating, awaiting, calling, hookless = extensions(Recorder())
+    assert hook_kind(hookless, "on_operation") is None
+    assert hook_kind(awaiting, "on_parse") is None
+    assert hook_kind(generating, "on_operation") is HookKind.GENERATOR
+    assert hook_kind(async_generating, "on_validate") is HookKind.ASYNC_GENERATOR
+    assert hook_kind(awaiting, "on_execute") is HookKind.AWAIT
+    assert hook_kind(calling, "on_operation") is HookKind.CALL
 
 
 def test_the_gateway_schema_runs_its_extensions_through_the_kept_hooks() -> None:
@@ -118,8 +119,8 @@ def test_a_stage_has_the_hooks_of_the_extensions_that_have_one_in_their_order() 
     generating, async_generating, awaiting, calling, hookless = extensions(Recorder())
     classes = (hookless, calling, generating, async_generating, awaiting)
     operation = stage_hooks(classes, "on_operation")
-    assert [(index, is_async) for index, _, is_async in operation] == [(1, False), (2, False)]
-    assert [index for index, _, _ in stage_hooks(classes, "on_validate")] == [3]
+    assert operation == ((1, HookKind.CALL), (2, HookKind.GENERATOR))
+    assert stage_hooks(classes, "on_validate") == ((3, HookKind.ASYNC_GENERATOR),)
     assert stage_hooks(classes, "on_operation") is operation
     assert stage_hooks((hookless,), "on_execute") == ()
 
@@ -139,3 +140,111 @@ async def test_the_answer_carries_the_results_of_the_extensions_that_give_any() 
     schema = GatewaySchema(query=Query, extensions=[Silent, Giving, AwaitedGiving])
     result = await schema.execute("{ hello }")
     assert result.extensions == {"given": 1, "awaited": 2}
+
+
+class Boom(Exception):
+    pass
+
+
+def ending_extensions(seen: list[str], plan: dict[str, str]) -> list[SchemaExtension]:
+    """Three operation hooks (a generator, an async generator, a generator) that record
+    what they see; `plan` makes one of them raise on entering or leaving, or swallow the
+    stage's exception."""
+
+    def act(name: str, when: str) -> None:
+        if plan.get(name) == when:
+            raise Boom(f"{name} {when}")
+
+    class Outer(SchemaExtension):
+        def on_operation(self) -> Iterator[None]:
+            act("outer", "enter")
+            try:
+                yield
+            except Exception as error:
+                seen.append(f"outer saw {error}")
+                raise
+            act("outer", "leave")
+            seen.append("outer left")
+
+    class Middle(SchemaExtension):
+        async def on_operation(self) -> AsyncIterator[None]:
+            act("middle", "enter")
+            try:
+                yield
+            except Exception as error:
+                seen.append(f"middle saw {error}")
+                if plan.get("middle") == "swallow":
+                    return
+                raise
+            act("middle", "leave")
+            seen.append("middle left")
+
+    class Inner(SchemaExtension):
+        def on_operation(self) -> Iterator[None]:
+            act("inner", "enter")
+            try:
+                yield
+            except Exception as error:
+                seen.append(f"inner saw {error}")
+                if plan.get("inner") == "replace":
+                    raise Boom("inner replaced") from error
+                raise
+            act("inner", "leave")
+            seen.append("inner left")
+
+    return [Outer(), Middle(), Inner()]
+
+
+async def run_stage(runner_class: type[SchemaExtensionsRunner], plan: dict[str, str]) -> list[str]:
+    seen: list[str] = []
+    runner = runner_class(execution_context=None, extensions=ending_extensions(seen, plan))  # type: ignore[arg-type]
+    try:
+        async with runner.operation():
+            seen.append("stage")
+            if plan.get("stage") == "raise":
+                raise Boom("stage")
+    except Exception as error:
+        seen.append(f"ended with {type(error).__name__}: {error}")
+    return seen
+
+
+PLANS = [
+    {},
+    {"stage": "raise"},
+    {"stage": "raise", "middle": "swallow"},
+    {"stage": "raise", "inner": "replace"},
+    {"outer": "enter"},
+    {"middle": "enter"},
+    {"inner": "leave"},
+    {"middle": "leave"},
+    {"outer": "leave"},
+    {"inner": "leave", "outer": "leave"},
+]
+
+
+@pytest.mark.parametrize(
+    "plan", PLANS, ids=lambda plan: ",".join(f"{k}={v}" for k, v in plan.items()) or "none"
+)
+async def test_an_exception_ends_a_stage_as_under_strawberrys_own_runner(
+    plan: dict[str, str],
+) -> None:
+    ours = await run_stage(KeptHooksRunner, plan)
+    assert ours == await run_stage(SchemaExtensionsRunner, plan)
+    assert "stage" in ours or "enter" in plan.values()
+
+
+def test_a_synchronous_stage_refuses_an_async_hook_and_runs_the_others() -> None:
+    for runner_class in (KeptHooksRunner, SchemaExtensionsRunner):
+        seen: list[str] = []
+        runner = runner_class(execution_context=None, extensions=ending_extensions(seen, {}))  # type: ignore[arg-type]
+        with (
+            pytest.raises(RuntimeError, match="failed to complete synchronously"),
+            runner.operation(),
+        ):
+            seen.append("stage")
+        assert seen == [], runner_class
+        seen.clear()
+        runner = runner_class(execution_context=None, extensions=[ending_extensions(seen, {})[0]])  # type: ignore[arg-type]
+        with runner.operation():
+            seen.append("stage")
+        assert seen == ["stage", "outer left"], runner_class
