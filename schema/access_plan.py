@@ -199,8 +199,13 @@ def plan_partitions(
     """Read each user's partition whole when `fields` (a root field's User selection) make
     the collection cheaper at `prices`."""
     if reads_partition_whole(fields, variables, reads, prices=prices):
-        for user_id in dict.fromkeys(user_ids):
-            user_reads.collect_user_partition(user_id)
+        collect_partitions(user_reads, user_ids)
+
+
+def collect_partitions(user_reads: UserReads, user_ids: Iterable[str]) -> None:
+    """Each user's partition read whole."""
+    for user_id in dict.fromkeys(user_ids):
+        user_reads.collect_user_partition(user_id)
 
 
 def _reads_of(schema: BaseSchema) -> Mapping[str, FieldRead]:

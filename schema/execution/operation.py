@@ -27,21 +27,16 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from graphql import (
-    FieldNode,
-    GraphQLError,
-    GraphQLField,
-    get_argument_values,
-)
+from graphql import FieldNode, GraphQLError, GraphQLField, VariableNode, get_argument_values
 from graphql.execution import VariableValues
 
 from loaders.errors import BadUserInput
-from schema.access_plan import UserField, plan_partitions, reads_partition_whole
+from schema.access_plan import UserField, collect_partitions, reads_partition_whole
 from schema.arguments import check_id_count, check_user_id
 from schema.context import Context
 from schema.execution.generated import Completion, Unplain
@@ -115,10 +110,25 @@ class RootField:
     #: each of its fields reads (the access plan's prices of them).
     user_class: type[User] = User
     reads: Mapping[str, FieldRead] = dataclasses.field(default_factory=dict)
+    #: `reads_partitions_whole`'s answers, by the prices and the values of the variables
+    #: that multiply a field's reads (`savingsMonths(months: $m)`): the rest is fixed.
+    decisions: dict[tuple[object, ...], bool] = dataclasses.field(default_factory=dict)
 
     def reads_partitions_whole(self, variables: Mapping[str, Any], prices: Prices) -> bool:
         """Whether, for these variables, each user's partition is read whole."""
-        return reads_partition_whole(self.user_fields, variables, self.reads, prices=prices)
+        key = (prices, *(variables.get(times.name.value) for times in self.times_variables()))
+        try:
+            return self.decisions[key]
+        except KeyError:
+            whole = self.decisions[key] = reads_partition_whole(
+                self.user_fields, variables, self.reads, prices=prices
+            )
+            return whole
+        except TypeError:  # a value that cannot be a key: decided for this request alone
+            return reads_partition_whole(self.user_fields, variables, self.reads, prices=prices)
+
+    def times_variables(self) -> Iterator[VariableNode]:
+        return (times for _, times in self.user_fields if isinstance(times, VariableNode))
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,14 +153,8 @@ class CompiledOperation:
             found = [root_value] if self.reread else root_users(root, context, variables)
             if found is None:
                 return None
-            plan_partitions(
-                root.user_fields,
-                coerced,
-                context.reads,
-                (user.id for user in found),
-                reads=root.reads,
-                prices=prices,
-            )
+            if root.reads_partitions_whole(coerced, prices):
+                collect_partitions(context.reads, (user.id for user in found))
             users.append(found)
             try:
                 reads.append(tuple(field.bind(context, variables) for field in root.planned))

@@ -19,6 +19,7 @@ from schema import access_plan
 from schema.clock import FixedClock
 from schema.context import build_context
 from schema.every_field import every_field
+from schema.execution import operation
 from tests.conftest import NOW, CallCounter
 from tests.schema.conftest import DASHBOARD_USER, data_of
 
@@ -98,7 +99,8 @@ async def test_the_collection_answers_exactly_what_the_prefix_plan_answers(
     monkeypatch.setattr(access_plan, "COLLECTION_UNITS", float("inf"))
     by_prefix = await run(query, variables)
     monkeypatch.setattr(access_plan, "COLLECTION_UNITS", 0.0)
-    by_collection = await run(query, variables)
+    # Another document: a compiled operation keeps its decision for its prices.
+    by_collection = await run(f"{query} ", variables)
     assert data_of(by_collection) == data_of(by_prefix)
     ada = data_of(by_prefix)["users"][0]
     # The demo's rows make the comparison mean something: rows of an older mine, expired
@@ -194,6 +196,25 @@ async def test_a_repeated_query_finds_its_user_fields_in_its_prepared_operation(
     assert first.data == again.data
     assert walked > 0
     assert len(walks) == walked
+
+
+async def test_a_compiled_operation_decides_its_plan_once_for_its_prices_and_months(
+    run: Run, dynamodb_calls: CallCounter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    query = 'query($m: Int!) { users(ids: ["u1"]) { id savingsMonths(months: $m) { month } } }'
+    decided: list[object] = []
+    decide = access_plan.reads_partition_whole
+
+    def counted(*arguments: Any, **options: Any) -> bool:
+        decided.append(arguments[1])
+        return decide(*arguments, **options)
+
+    monkeypatch.setattr(operation, "reads_partition_whole", counted)
+    for months in (12, 12, 2, 2, 12):
+        dynamodb_calls.requests.clear()
+        data_of(await run(query, {"m": months}))
+        assert len(whole_partition_queries(dynamodb_calls)) == (1 if months == 12 else 0)
+    assert [variables["m"] for variables in decided] == [12, 2]  # type: ignore[index]
 
 
 def test_user_fields_follow_fragments_and_keep_each_alias() -> None:
