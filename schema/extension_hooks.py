@@ -96,8 +96,7 @@ class _Stage(ExtensionContextManagerBase):
         for hook, kind in self.stage:
             if kind is HookKind.GENERATOR:
                 generator = hook()
-                _advanced(next(generator, _NOT_YIELDED))
-                self.started.append((generator, False))
+                self._start(generator, next(generator, _NOT_YIELDED), is_async=False)
             elif kind is HookKind.CALL:
                 hook()
             else:
@@ -105,6 +104,24 @@ class _Stage(ExtensionContextManagerBase):
                     f"SchemaExtension hook {hook.__self__}.{self.HOOK_NAME} "
                     "failed to complete synchronously."
                 )
+
+    async def __aenter__(self) -> None:
+        for hook, kind in self.stage:
+            if kind is HookKind.GENERATOR:
+                generator = hook()
+                self._start(generator, next(generator, _NOT_YIELDED), is_async=False)
+            elif kind is HookKind.ASYNC_GENERATOR:
+                generator = hook()
+                self._start(generator, await anext(generator, _NOT_YIELDED), is_async=True)
+            elif kind is HookKind.CALL:
+                hook()
+            else:
+                await hook()
+
+    def _start(self, generator: Any, yielded: object, *, is_async: bool) -> None:
+        if yielded is _NOT_YIELDED:
+            raise RuntimeError("generator didn't yield")
+        self.started.append((generator, is_async))
 
     def __exit__(
         self,
@@ -114,27 +131,8 @@ class _Stage(ExtensionContextManagerBase):
     ) -> None:
         pending = exc_val
         for generator, _ in reversed(self.started):
-            try:
-                if _left(generator, pending):
-                    pending = None
-            except BaseException as raised:
-                pending = raised
+            pending = _resumed(generator, pending)
         _raise_replaced(exc_val, pending)
-
-    async def __aenter__(self) -> None:
-        for hook, kind in self.stage:
-            if kind is HookKind.GENERATOR:
-                generator = hook()
-                _advanced(next(generator, _NOT_YIELDED))
-                self.started.append((generator, False))
-            elif kind is HookKind.ASYNC_GENERATOR:
-                generator = hook()
-                _advanced(await anext(generator, _NOT_YIELDED))
-                self.started.append((generator, True))
-            elif kind is HookKind.CALL:
-                hook()
-            else:
-                await hook()
 
     async def __aexit__(
         self,
@@ -144,65 +142,64 @@ class _Stage(ExtensionContextManagerBase):
     ) -> None:
         pending = exc_val
         for generator, is_async in reversed(self.started):
-            try:
-                if await _left_async(generator, pending) if is_async else _left(generator, pending):
-                    pending = None
-            except BaseException as raised:
-                pending = raised
+            if is_async:
+                pending = await _resumed_async(generator, pending)
+            else:
+                pending = _resumed(generator, pending)
         _raise_replaced(exc_val, pending)
 
 
 _NOT_YIELDED = object()
 
 
-def _advanced(yielded: object) -> None:
-    if yielded is _NOT_YIELDED:
-        raise RuntimeError("generator didn't yield")
-
-
-def _left(generator: Generator[Any, None, None], error: BaseException | None) -> bool:
-    """A generator hook resumed after its stage (`contextlib.contextmanager`'s exit): True
-    when it suppressed the stage's `error`; raises what it raised instead."""
-    if error is None:
-        if next(generator, _NOT_YIELDED) is not _NOT_YIELDED:
-            raise RuntimeError("generator didn't stop")
-        return False
-    traceback = error.__traceback__
+def _resumed(
+    generator: Generator[Any, None, None], error: BaseException | None
+) -> BaseException | None:
+    """A generator hook resumed after its stage, or given the stage's `error`, as
+    `contextlib.contextmanager`'s exit does; what is pending after it: None once it ended
+    (having suppressed `error`), `error` when it let it through, or what it raised."""
+    traceback = None if error is None else error.__traceback__
     try:
-        generator.throw(error)
+        if error is None:
+            next(generator)
+        else:
+            generator.throw(error)
     except StopIteration as stopped:
-        return stopped is not error
+        return error if stopped is error else None
     except BaseException as raised:
-        return _kept(raised, error, traceback)
-    raise RuntimeError("generator didn't stop after throw()")
+        return _pending(raised, error, traceback)
+    return RuntimeError("generator didn't stop" + ("" if error is None else " after throw()"))
 
 
-async def _left_async(generator: AsyncGenerator[Any, None], error: BaseException | None) -> bool:
-    """An async generator hook resumed after its stage (`contextlib.asynccontextmanager`'s
-    exit)."""
-    if error is None:
-        if await anext(generator, _NOT_YIELDED) is not _NOT_YIELDED:
-            raise RuntimeError("generator didn't stop")
-        return False
-    traceback = error.__traceback__
+async def _resumed_async(
+    generator: AsyncGenerator[Any, None], error: BaseException | None
+) -> BaseException | None:
+    """`_resumed` for an async generator hook (`contextlib.asynccontextmanager`'s exit)."""
+    traceback = None if error is None else error.__traceback__
     try:
-        await generator.athrow(error)
+        if error is None:
+            await anext(generator)
+        else:
+            await generator.athrow(error)
     except StopAsyncIteration as stopped:
-        return stopped is not error
+        return error if stopped is error else None
     except BaseException as raised:
-        return _kept(raised, error, traceback)
-    raise RuntimeError("generator didn't stop after athrow()")
+        return _pending(raised, error, traceback)
+    return RuntimeError("generator didn't stop" + ("" if error is None else " after athrow()"))
 
 
-def _kept(raised: BaseException, error: BaseException, traceback: TracebackType | None) -> bool:
-    """False when the hook let the stage's `error` through (as itself, or as the
-    RuntimeError a generator makes of a StopIteration); raises anything else it raised."""
-    if raised is error or (
-        isinstance(error, StopIteration | StopAsyncIteration) and raised.__cause__ is error
+def _pending(
+    raised: BaseException, error: BaseException | None, traceback: TracebackType | None
+) -> BaseException:
+    """The stage's `error` when the hook let it through (as itself, or as the RuntimeError
+    a generator makes of a StopIteration), with its traceback as it was; else `raised`."""
+    if error is not None and (
+        raised is error
+        or (isinstance(error, StopIteration | StopAsyncIteration) and raised.__cause__ is error)
     ):
         error.__traceback__ = traceback
-        return False
-    raise raised
+        return error
+    return raised
 
 
 def _raise_replaced(error: BaseException | None, pending: BaseException | None) -> None:

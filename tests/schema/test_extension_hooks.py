@@ -148,8 +148,8 @@ class Boom(Exception):
 
 def ending_extensions(seen: list[str], plan: dict[str, str]) -> list[SchemaExtension]:
     """Three operation hooks (a generator, an async generator, a generator) that record
-    what they see; `plan` makes one of them raise on entering or leaving, or swallow the
-    stage's exception."""
+    what they see; `plan` makes one of them raise on entering or leaving, swallow the
+    stage's exception, end without yielding, or yield twice."""
 
     def act(name: str, when: str) -> None:
         if plan.get(name) == when:
@@ -169,27 +169,37 @@ def ending_extensions(seen: list[str], plan: dict[str, str]) -> list[SchemaExten
     class Middle(SchemaExtension):
         async def on_operation(self) -> AsyncIterator[None]:
             act("middle", "enter")
+            if plan.get("middle") == "no yield":
+                return
             try:
                 yield
             except Exception as error:
                 seen.append(f"middle saw {error}")
                 if plan.get("middle") == "swallow":
                     return
-                raise
+                if plan.get("middle") != "twice":
+                    raise
             act("middle", "leave")
+            if plan.get("middle") == "twice":
+                yield
             seen.append("middle left")
 
     class Inner(SchemaExtension):
         def on_operation(self) -> Iterator[None]:
             act("inner", "enter")
+            if plan.get("inner") == "no yield":
+                return
             try:
                 yield
             except Exception as error:
                 seen.append(f"inner saw {error}")
                 if plan.get("inner") == "replace":
                     raise Boom("inner replaced") from error
-                raise
+                if plan.get("inner") != "twice":
+                    raise
             act("inner", "leave")
+            if plan.get("inner") == "twice":
+                yield
             seen.append("inner left")
 
     return [Outer(), Middle(), Inner()]
@@ -219,6 +229,12 @@ PLANS = [
     {"middle": "leave"},
     {"outer": "leave"},
     {"inner": "leave", "outer": "leave"},
+    {"inner": "no yield"},
+    {"middle": "no yield"},
+    {"inner": "twice"},
+    {"middle": "twice"},
+    {"stage": "raise", "inner": "twice"},
+    {"stage": "raise", "middle": "twice"},
 ]
 
 
@@ -230,7 +246,7 @@ async def test_an_exception_ends_a_stage_as_under_strawberrys_own_runner(
 ) -> None:
     ours = await run_stage(KeptHooksRunner, plan)
     assert ours == await run_stage(SchemaExtensionsRunner, plan)
-    assert "stage" in ours or "enter" in plan.values()
+    assert "stage" in ours or {"enter", "no yield"} & set(plan.values())
 
 
 def test_a_synchronous_stage_refuses_an_async_hook_and_runs_the_others() -> None:
