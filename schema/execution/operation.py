@@ -26,6 +26,7 @@ DynamoDB call is made twice, and the answer, errors included, is graphql-core's 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 from collections.abc import Callable, Coroutine, Iterator, Mapping
 from dataclasses import dataclass
@@ -46,6 +47,7 @@ from schema.plan_prices import Prices
 from schema.user import User
 
 __all__ = [
+    "DECISIONS_KEPT",
     "MANY",
     "NAME",
     "ONE",
@@ -59,6 +61,8 @@ __all__ = [
 #: What a root field answers: one user (`user`, `viewer`, a re-read's root), a list of users
 #: (`users`, the federation subgraph's `_entities`), or the root type's name (`__typename`).
 ONE, MANY, NAME = range(3)
+#: The access plan's choices a root field keeps, each for one set of variables' values.
+DECISIONS_KEPT = 64
 #: The query root fields a compiled operation answers, and what each answers.
 QUERY_ROOTS = {"user": ONE, "users": MANY, "viewer": ONE, "_entities": MANY}
 
@@ -119,13 +123,13 @@ class RootField:
         key = (prices, *(variables.get(times.name.value) for times in self.times_variables()))
         try:
             return self.decisions[key]
-        except KeyError:
-            whole = self.decisions[key] = reads_partition_whole(
-                self.user_fields, variables, self.reads, prices=prices
-            )
-            return whole
-        except TypeError:  # a value that cannot be a key: decided for this request alone
-            return reads_partition_whole(self.user_fields, variables, self.reads, prices=prices)
+        except (KeyError, TypeError):  # TypeError: a value that cannot be a key
+            pass
+        whole = reads_partition_whole(self.user_fields, variables, self.reads, prices=prices)
+        if len(self.decisions) < DECISIONS_KEPT:  # a client's many values are not all kept
+            with contextlib.suppress(TypeError):
+                self.decisions[key] = whole
+        return whole
 
     def times_variables(self) -> Iterator[VariableNode]:
         return (times for _, times in self.user_fields if isinstance(times, VariableNode))

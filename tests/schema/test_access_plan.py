@@ -217,6 +217,27 @@ async def test_a_compiled_operation_decides_its_plan_once_for_its_prices_and_mon
     assert [variables["m"] for variables in decided] == [12, 2]  # type: ignore[index]
 
 
+async def test_a_root_field_keeps_a_bounded_number_of_choices(
+    run: Run, dynamodb_calls: CallCounter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client sending ever new values costs a pricing each, not memory each."""
+    query = 'query($m: Int!) { users(ids: ["u1"]) { savingsMonths(months: $m) { month } } }'
+    decided: list[int] = []
+    decide = access_plan.reads_partition_whole
+
+    def counted(*arguments: Any, **options: Any) -> bool:
+        decided.append(arguments[1]["m"])
+        return decide(*arguments, **options)
+
+    monkeypatch.setattr(operation, "reads_partition_whole", counted)
+    monkeypatch.setattr(operation, "DECISIONS_KEPT", 2)
+    for months in (12, 2, 9, 9, 12, 2):
+        dynamodb_calls.requests.clear()
+        data_of(await run(query, {"m": months}))
+        assert len(whole_partition_queries(dynamodb_calls)) == (1 if months >= 7 else 0), months
+    assert decided == [12, 2, 9, 9]
+
+
 def test_user_fields_follow_fragments_and_keep_each_alias() -> None:
     from graphql import (
         FieldNode,
