@@ -79,7 +79,8 @@ class QueryLoader(RequestLoader[QueryKey, list[Read]]):
             if ttl is None:
                 live.append(item)
             elif len(ttl) == 1 and "N" in ttl:
-                expires = Decimal(ttl["N"])
+                text = ttl["N"]  # a whole number of seconds, as TTLs are: compared as an int
+                expires = int(text) if text.isdecimal() else Decimal(text)
                 if expires > now:
                     live.append(item)
                     if earliest is None or expires < earliest:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime
-from decimal import Decimal
 from typing import TypeVar
 
 from aiodataloader import DataLoader
@@ -41,7 +40,7 @@ class RequestLoader(DataLoader[K, V]):
         self._dynamo = dynamo
         self._now = now
         #: `now` in whole seconds, as a `ttl` Number compares with it (the query core's check).
-        self._now_seconds = Decimal(int(now.timestamp()))
+        self._now_seconds = int(now.timestamp())
         self._collections = collections or Collections()
         self._consistent = consistent
         self._coherent = cache

@@ -80,6 +80,9 @@ async def test_expired_items_are_dropped_and_the_earliest_live_expiry_noted(
     ttls: dict[str, dict[str, Any]] = {"a": {"N": str(NOW_S)}, "b": {"N": str(NOW_S + 60)}}
     ttls["c"] = {"N": str(NOW_S + 5)}
     ttls |= {"d": {"NULL": True}, "e": {"S": str(NOW_S - 1)}, "f": {"S": str(NOW_S + 1)}}
+    # Numbers that are not written as whole seconds: compared as the Numbers they are.
+    exponent = f"{Decimal(NOW_S + 30).scaleb(-9)}E9"
+    ttls |= {"h": {"N": f"{NOW_S}.5"}, "i": {"N": f"{NOW_S - 1}.9"}, "j": {"N": exponent}}
     for name, ttl in [*ttls.items(), ("g", None)]:
         item = {"PK": {"S": "USERS#u-1"}, "SK": {"S": f"X#{name}"}}
         await dynamodb.put_item(TableName=tables.pave, Item=item | ({"ttl": ttl} if ttl else {}))
@@ -88,5 +91,6 @@ async def test_expired_items_are_dropped_and_the_earliest_live_expiry_noted(
     items = await loader.load(QueryKey(Table.PAVE, "USERS#u-1", "X#"))
     # Expired at the request's start (`a`, `e`) are dropped; a ttl that is not a Number is
     # read as `is_live` reads it; only the Numbers' expiries are noted, the earliest kept.
-    assert [decoded(item)["SK"] for item in items] == ["X#b", "X#c", "X#d", "X#f", "X#g"]
-    assert expiries.earliest_of("u-1") == Decimal(NOW_S + 5)
+    live = ["X#b", "X#c", "X#d", "X#f", "X#g", "X#h", "X#j"]
+    assert [decoded(item)["SK"] for item in items] == live
+    assert expiries.earliest_of("u-1") == Decimal(f"{NOW_S}.5")
