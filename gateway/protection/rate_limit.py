@@ -196,6 +196,10 @@ class Budgets:
         self.user, self.dashboard, self.writer = user, dashboard, writer
         self.fail_open = fail_open
         self.storage = _storage(storage_uri)
+        #: How long a charge may wait on the storage: the loop's own windows never wait.
+        self.timeout = (
+            None if isinstance(self.storage, LoopMemoryStorage) else STORAGE_TIMEOUT_SECONDS
+        )
         self.limiter = MovingWindowRateLimiter(self.storage)
         self.alarm = StorageAlarm(count_storage_error)
 
@@ -226,7 +230,7 @@ class Budgets:
         budget = self.budget_of(principal)
         identity = (_NAMESPACE, principal.sub)
         try:
-            async with asyncio.timeout(STORAGE_TIMEOUT_SECONDS):
+            async with asyncio.timeout(self.timeout):
                 allowed = await self.limiter.hit(budget.item, *identity, cost=cost)
                 stats = await self.limiter.get_window_stats(budget.item, *identity)
         except Exception as error:  # any storage failure: the policy below decides
