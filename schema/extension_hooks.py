@@ -18,7 +18,7 @@ import inspect
 from asyncio import iscoroutinefunction
 from collections.abc import AsyncGenerator, Generator
 from enum import Enum
-from types import TracebackType
+from types import MethodType, TracebackType
 from typing import Any
 
 from strawberry.extensions import SchemaExtension
@@ -87,8 +87,13 @@ class _Stage(ExtensionContextManagerBase):
     __slots__ = ("stage", "started")
 
     def __init__(self, extensions: list[SchemaExtension]) -> None:
-        kinds = stage_hooks(tuple(map(type, extensions)), self.HOOK_NAME)
-        self.stage = [(getattr(extensions[index], self.HOOK_NAME), kind) for index, kind in kinds]
+        types = tuple(map(type, extensions))
+        name = self.HOOK_NAME
+        # The class's hook bound to the extension, as strawberry binds it.
+        self.stage = [
+            (MethodType(getattr(types[index], name), extensions[index]), kind)
+            for index, kind in stage_hooks(types, name)
+        ]
         #: The generator hooks entered: each with whether it is async.
         self.started: list[tuple[Any, bool]] = []
 
