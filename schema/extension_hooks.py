@@ -169,8 +169,8 @@ def _resumed(
             next(generator)
         else:
             generator.throw(error)
-    except StopIteration as stopped:
-        return error if stopped is error else None
+    except StopIteration:  # it ended (a StopIteration given to it comes out a RuntimeError)
+        return None
     except BaseException as raised:
         return _pending(raised, error, traceback)
     return RuntimeError("generator didn't stop" + ("" if error is None else " after throw()"))
@@ -186,8 +186,8 @@ async def _resumed_async(
             await anext(generator)
         else:
             await generator.athrow(error)
-    except StopAsyncIteration as stopped:
-        return error if stopped is error else None
+    except StopAsyncIteration:
+        return None
     except BaseException as raised:
         return _pending(raised, error, traceback)
     return RuntimeError("generator didn't stop" + ("" if error is None else " after athrow()"))

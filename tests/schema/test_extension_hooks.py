@@ -213,6 +213,8 @@ async def run_stage(runner_class: type[SchemaExtensionsRunner], plan: dict[str, 
             seen.append("stage")
             if plan.get("stage") == "raise":
                 raise Boom("stage")
+            if plan.get("stage") == "stop":
+                raise StopIteration("stage")
     except Exception as error:
         seen.append(f"ended with {type(error).__name__}: {error}")
     return seen
@@ -235,6 +237,8 @@ PLANS = [
     {"middle": "twice"},
     {"stage": "raise", "inner": "twice"},
     {"stage": "raise", "middle": "twice"},
+    {"stage": "stop"},
+    {"stage": "stop", "middle": "swallow"},
 ]
 
 
