@@ -198,44 +198,51 @@ async def test_a_repeated_query_finds_its_user_fields_in_its_prepared_operation(
     assert len(walks) == walked
 
 
-async def test_a_compiled_operation_decides_its_plan_once_for_its_prices_and_months(
-    run: Run, dynamodb_calls: CallCounter, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    query = 'query($m: Int!) { users(ids: ["u1"]) { id savingsMonths(months: $m) { month } } }'
-    decided: list[object] = []
-    decide = access_plan.reads_partition_whole
+#: A selection priced by its months; each test gives it its own document (the schema, and
+#: so each document's compiled operation, is shared by the tests).
+MONTHS_QUERY = (
+    'query($m: Int!) {{ users(ids: ["u1"]) {{ {} savingsMonths(months: $m) {{ month }} }} }}'
+)
+
+
+@pytest.fixture
+def pricings(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The `months` of each pricing of a compiled root field's plans."""
+    priced: list[int] = []
+    price = access_plan.reads_partition_whole
 
     def counted(*arguments: Any, **options: Any) -> bool:
-        decided.append(arguments[1])
-        return decide(*arguments, **options)
+        priced.append(arguments[1]["m"])
+        return price(*arguments, **options)
 
     monkeypatch.setattr(operation, "reads_partition_whole", counted)
+    return priced
+
+
+async def run_months(run: Run, dynamodb_calls: CallCounter, months: int, other: str) -> None:
+    """MONTHS_QUERY with `other` for `months`: the partition is read whole exactly when the
+    months' point reads cost more (7 and over)."""
+    dynamodb_calls.requests.clear()
+    data_of(await run(MONTHS_QUERY.format(other), {"m": months}))
+    assert len(whole_partition_queries(dynamodb_calls)) == (1 if months >= 7 else 0), months
+
+
+async def test_a_compiled_operation_decides_its_plan_once_for_its_prices_and_months(
+    run: Run, dynamodb_calls: CallCounter, pricings: list[int]
+) -> None:
     for months in (12, 12, 2, 2, 12):
-        dynamodb_calls.requests.clear()
-        data_of(await run(query, {"m": months}))
-        assert len(whole_partition_queries(dynamodb_calls)) == (1 if months == 12 else 0)
-    assert [variables["m"] for variables in decided] == [12, 2]  # type: ignore[index]
+        await run_months(run, dynamodb_calls, months, "id")
+    assert pricings == [12, 2]
 
 
 async def test_a_root_field_keeps_a_bounded_number_of_choices(
-    run: Run, dynamodb_calls: CallCounter, monkeypatch: pytest.MonkeyPatch
+    run: Run, dynamodb_calls: CallCounter, pricings: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A client sending ever new values costs a pricing each, not memory each."""
-    query = 'query($m: Int!) { users(ids: ["u1"]) { savingsMonths(months: $m) { month } } }'
-    decided: list[int] = []
-    decide = access_plan.reads_partition_whole
-
-    def counted(*arguments: Any, **options: Any) -> bool:
-        decided.append(arguments[1]["m"])
-        return decide(*arguments, **options)
-
-    monkeypatch.setattr(operation, "reads_partition_whole", counted)
     monkeypatch.setattr(operation, "DECISIONS_KEPT", 2)
     for months in (12, 2, 9, 9, 12, 2):
-        dynamodb_calls.requests.clear()
-        data_of(await run(query, {"m": months}))
-        assert len(whole_partition_queries(dynamodb_calls)) == (1 if months >= 7 else 0), months
-    assert decided == [12, 2, 9, 9]
+        await run_months(run, dynamodb_calls, months, "__typename")
+    assert pricings == [12, 2, 9, 9]
 
 
 def test_user_fields_follow_fragments_and_keep_each_alias() -> None:
