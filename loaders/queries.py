@@ -79,8 +79,10 @@ class QueryLoader(RequestLoader[QueryKey, list[Read]]):
             if ttl is None:
                 live.append(item)
             elif len(ttl) == 1 and "N" in ttl:
-                text = ttl["N"]  # a whole number of seconds, as TTLs are: compared as an int
-                expires = int(text) if text.isdecimal() else Decimal(text)
+                # Whole seconds, as TTLs are written, compared as an int; any other Number
+                # (a fraction, an exponent, more digits than `int` parses) as a Decimal.
+                text = ttl["N"]
+                expires = int(text) if len(text) < 19 and text.isdecimal() else Decimal(text)
                 if expires > now:
                     live.append(item)
                     if earliest is None or expires < earliest:

@@ -83,6 +83,7 @@ async def test_expired_items_are_dropped_and_the_earliest_live_expiry_noted(
     # Numbers that are not written as whole seconds: compared as the Numbers they are.
     exponent = f"{Decimal(NOW_S + 30).scaleb(-9)}E9"
     ttls |= {"h": {"N": f"{NOW_S}.5"}, "i": {"N": f"{NOW_S - 1}.9"}, "j": {"N": exponent}}
+    ttls["k"] = {"N": f"{NOW_S + 1:038d}"}  # 38 digits, DynamoDB's most
     for name, ttl in [*ttls.items(), ("g", None)]:
         item = {"PK": {"S": "USERS#u-1"}, "SK": {"S": f"X#{name}"}}
         await dynamodb.put_item(TableName=tables.pave, Item=item | ({"ttl": ttl} if ttl else {}))
@@ -91,6 +92,6 @@ async def test_expired_items_are_dropped_and_the_earliest_live_expiry_noted(
     items = await loader.load(QueryKey(Table.PAVE, "USERS#u-1", "X#"))
     # Expired at the request's start (`a`, `e`) are dropped; a ttl that is not a Number is
     # read as `is_live` reads it; only the Numbers' expiries are noted, the earliest kept.
-    live = ["X#b", "X#c", "X#d", "X#f", "X#g", "X#h", "X#j"]
+    live = ["X#b", "X#c", "X#d", "X#f", "X#g", "X#h", "X#j", "X#k"]
     assert [decoded(item)["SK"] for item in items] == live
     assert expiries.earliest_of("u-1") == Decimal(f"{NOW_S}.5")
