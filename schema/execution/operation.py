@@ -26,7 +26,6 @@ DynamoDB call is made twice, and the answer, errors included, is graphql-core's 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 from collections.abc import Callable, Coroutine, Iterator, Mapping
 from dataclasses import dataclass
@@ -122,12 +121,12 @@ class RootField:
         """Whether, for these variables, each user's partition is read whole."""
         key = (prices, *(variables.get(times.name.value) for times in self.times_variables()))
         try:
-            return self.decisions[key]
-        except (KeyError, TypeError):  # TypeError: a value that cannot be a key
-            pass
-        whole = reads_partition_whole(self.user_fields, variables, self.reads, prices=prices)
-        if len(self.decisions) < DECISIONS_KEPT:  # a client's many values are not all kept
-            with contextlib.suppress(TypeError):
+            whole = self.decisions.get(key)
+        except TypeError:  # a value that cannot be a key: priced for this request alone
+            return reads_partition_whole(self.user_fields, variables, self.reads, prices=prices)
+        if whole is None:
+            whole = reads_partition_whole(self.user_fields, variables, self.reads, prices=prices)
+            if len(self.decisions) < DECISIONS_KEPT:  # a client's many values are not all kept
                 self.decisions[key] = whole
         return whole
 
