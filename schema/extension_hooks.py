@@ -18,6 +18,7 @@ import inspect
 from asyncio import iscoroutinefunction
 from collections.abc import AsyncGenerator, Generator
 from enum import Enum
+from functools import cached_property
 from types import MethodType, TracebackType
 from typing import Any
 
@@ -86,8 +87,10 @@ class _Stage(ExtensionContextManagerBase):
 
     __slots__ = ("stage", "started")
 
-    def __init__(self, extensions: list[SchemaExtension]) -> None:
-        types = tuple(map(type, extensions))
+    def __init__(
+        self, extensions: list[SchemaExtension], types: tuple[type[SchemaExtension], ...]
+    ) -> None:
+        """`types`: the extensions' classes, found once by the request's runner."""
         name = self.HOOK_NAME
         # The class's hook bound to the extension, as strawberry binds it.
         self.stage = [
@@ -244,14 +247,19 @@ class KeptHooksRunner(SchemaExtensionsRunner):
         data.update(ctx.extensions_results)
         return data
 
+    @cached_property
+    def types(self) -> tuple[type[SchemaExtension], ...]:
+        """The extensions' classes, for the request's four stages."""
+        return tuple(map(type, self.extensions))
+
     def operation(self) -> OperationContextManager:
-        return _Operation(self.extensions)
+        return _Operation(self.extensions, self.types)
 
     def validation(self) -> ValidationContextManager:
-        return _Validation(self.extensions)
+        return _Validation(self.extensions, self.types)
 
     def parsing(self) -> ParsingContextManager:
-        return _Parsing(self.extensions)
+        return _Parsing(self.extensions, self.types)
 
     def executing(self) -> ExecutingContextManager:
-        return _Executing(self.extensions)
+        return _Executing(self.extensions, self.types)
