@@ -25,16 +25,6 @@ class SettingsError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class _Spec:
-    env: str
-    doc: str
-    minimum: float | None
-    maximum: float | None
-    choices: tuple[str, ...]
-    parse: Parse | None
-
-
-@dataclass(frozen=True, slots=True)
 class _Group:
     cls: type[Any]
     prefix: str
@@ -57,7 +47,8 @@ def setting(
     `minimum`/`maximum` bound numbers, `choices` the text's values. Any other type needs a
     `parse`, whose docstring's first line says what it accepts on the configuration page.
     """
-    spec = _Spec(env, doc, minimum, maximum, choices, parse)
+    # The type is the field's annotation, filled in by `_variables`.
+    spec = Declared(env, "", default, doc, minimum, maximum, choices, parse)
     declared_field: T = field(default=default, metadata={_SETTING: spec})
     return declared_field
 
@@ -167,25 +158,12 @@ def _variables(cls: type[Any]) -> Iterator[tuple[str, str | None, Declared]]:
                 yield each.name, member.name, variable
             continue
         spec = each.metadata.get(_SETTING)
-        if not isinstance(spec, _Spec):
+        if not isinstance(spec, Declared):
             raise TypeError(f"{cls.__name__}.{each.name} is not declared with setting(...)")
         type_ = str(each.type)
         if spec.parse is None and type_ not in _BY_TYPE:
             raise TypeError(f"{cls.__name__}.{each.name}: a {type_} setting needs parse=")
-        yield (
-            each.name,
-            None,
-            Declared(
-                spec.env,
-                type_,
-                each.default,
-                spec.doc,
-                spec.minimum,
-                spec.maximum,
-                spec.choices,
-                spec.parse,
-            ),
-        )
+        yield each.name, None, dataclasses.replace(spec, type=type_)
 
 
 def _string(name: str, raw: str) -> str:
