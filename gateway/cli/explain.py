@@ -16,22 +16,21 @@ from pathlib import Path
 from typing import Any
 
 from graphql import (
-    FragmentDefinitionNode,
     GraphQLError,
-    GraphQLSchema,
     OperationDefinitionNode,
+    get_operation_ast,
     parse,
     print_ast,
     validate,
 )
 from graphql.execution import get_variable_values
 
+from gateway.cli.deprecations import load_schema
 from gateway.settings import Settings
 from schema.execution.compiler import compiled_or_why
 from schema.execution.operation import MANY, NAME, CompiledOperation
-from schema.graphql_schema import graphql_schema
-from schema.plan_prices import PRICES, Prices
-from schema.root import build_schema
+from schema.extensions import walk
+from schema.plan_prices import Prices
 
 COMPILED, DECLINED, BAD_USAGE = 0, 1, 2
 EXIT_CODES = (
@@ -64,54 +63,37 @@ def run_explain(args: argparse.Namespace, settings: Settings) -> int:
     text = sys.stdin.read() if args.document == "-" else Path(args.document).read_text()
     try:
         variables = json.loads(args.variables)
-        print(explain(text, args.operation_name, variables, settings.plan_prices), end="")
+        compiled, explained = explain(text, args.operation_name, variables, settings.plan_prices)
+        print(explained, end="")
     except (GraphQLError, ValueError) as error:
         print(f"insight-gateway explain: {error}", file=sys.stderr)
         return BAD_USAGE
-    except Declined as declined:
-        print(declined.text, end="")
-        return DECLINED
-    return COMPILED
-
-
-class Declined(Exception):
-    def __init__(self, text: str) -> None:
-        self.text = text
+    return COMPILED if compiled else DECLINED
 
 
 def explain(
-    text: str, operation_name: str | None, variables: dict[str, Any], prices: Prices = PRICES
-) -> str:
-    """The explanation (the access plan at `prices`, the settings' `INSIGHT_PRICE_*`);
-    raises `Declined` (with it) when the operation does not compile."""
-    schema: GraphQLSchema = graphql_schema(build_schema())
+    text: str, operation_name: str | None, variables: dict[str, Any], prices: Prices
+) -> tuple[bool, str]:
+    """Whether the operation compiles, and the explanation (the access plan at `prices`, the
+    settings' `INSIGHT_PRICE_*`) or, when it does not, why."""
+    schema = load_schema(None)
     document = parse(text)
     errors = validate(schema, document)
     if errors:
         raise ValueError("; ".join(error.message for error in errors))
-    operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
-    chosen = [
-        o
-        for o in operations
-        if operation_name is None or (o.name and o.name.value == operation_name)
-    ]
-    if len(chosen) != 1:
+    # Validation has refused two operations of one name, and a document with none.
+    operation = get_operation_ast(document, operation_name)
+    if operation is None:
         raise ValueError("name one operation of the document with --operation-name")
-    [operation] = chosen
-    fragments = {
-        d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
-    }
     coerced = get_variable_values(schema, operation.variable_definitions or (), variables)
     if isinstance(coerced, list):
         raise ValueError("; ".join(error.message for error in coerced))
     name = operation.name.value if operation.name else "(anonymous)"
-    compiled = compiled_or_why(schema, operation, fragments, coerced)
+    compiled = compiled_or_why(schema, operation, walk.fragments_of(document), coerced)
     if not isinstance(compiled, CompiledOperation):
-        raise Declined(
-            f"{operation.operation.value} {name}: not compiled ({compiled}); graphql-core "
-            "answers it, field by field\n"
-        )
-    return _printed(operation, name, compiled, coerced.coerced, prices)
+        why = f"{operation.operation.value} {name}: not compiled ({compiled}); graphql-core "
+        return False, why + "answers it, field by field\n"
+    return True, _printed(operation, name, compiled, coerced.coerced, prices)
 
 
 def _printed(
