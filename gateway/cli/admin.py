@@ -59,11 +59,6 @@ async def seed_local_demo(settings: Settings, now: datetime) -> int:
 
 @asynccontextmanager
 async def _dynamo(settings: Settings) -> AsyncIterator[Dynamo]:
-    if not settings.dynamodb_endpoint_url:
-        raise AdminError(
-            "this is for a local DynamoDB: give --endpoint URL or INSIGHT_DYNAMODB_ENDPOINT_URL "
-            "(in AWS the tables belong to the Insight Service's infrastructure)"
-        )
     session = aioboto3.Session()
     # A local DynamoDB takes any credentials; only ask for none when some are configured.
     # aioboto3 hands back aiobotocore's coroutine here, whatever its type stubs say.
