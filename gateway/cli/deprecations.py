@@ -4,7 +4,6 @@ Listed by `insight-gateway usage` and `insight-gateway schema check`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,18 +53,18 @@ def deprecations(schema: GraphQLSchema, usage: Usage) -> list[Deprecation]:
     ]
 
 
-def print_deprecations(found: list[Deprecation], write: Callable[[str], object]) -> None:
+def print_deprecations(found: list[Deprecation]) -> None:
     for deprecation in found:
-        write(f"{deprecation.coordinate}  (deprecated: {deprecation.reason})")
+        print(f"{deprecation.coordinate}  (deprecated: {deprecation.reason})")
         if not deprecation.readers:
-            write("    no reader seen")
-        write_readers(deprecation.readers, write, indent="    ")
+            print("    no reader seen")
+        print_readers(deprecation.readers, indent="    ")
 
 
-def write_readers(readers: list[Reader], write: Callable[[str], object], indent: str) -> None:
+def print_readers(readers: list[Reader], indent: str) -> None:
     for reader in readers:
         version = f" {reader.version}" if reader.version else ""
-        write(f"{indent}{reader.client}{version}: {count_text(reader.operations)} operations")
+        print(f"{indent}{reader.client}{version}: {count_text(reader.operations)} operations")
 
 
 def deprecated_coordinates(schema: GraphQLSchema) -> dict[str, str]:

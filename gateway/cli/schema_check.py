@@ -22,14 +22,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from graphql import GraphQLError, GraphQLSchema
 
-from gateway.cli.deprecations import Deprecation, deprecations, load_schema, write_readers
+from gateway.cli.deprecations import Deprecation, deprecations, load_schema, print_readers
 from gateway.cli.field_readers import (
     Reader,
     Usage,
@@ -204,7 +203,7 @@ def run_check(args: argparse.Namespace, settings: Settings) -> int:
         span = f"over {window}" if window else "totals"
         served = f", {count_text(usage.operations)} operations" if usage.operations else ""
         print(f"usage: {args.prometheus or args.metrics} ({span}{served})\n")
-        print_report(checked, found, print)
+        print_report(checked, found)
         verdict = f"failed: broken, not allowed: {', '.join(failing)}" if failing else "passed"
         print(f"\n{verdict}")
     return code
@@ -237,27 +236,25 @@ def check(
     return sorted(checked, key=lambda c: _ORDER[c.verdict])
 
 
-def print_report(
-    checked: list[Checked], found: list[Deprecation], write: Callable[[str], object]
-) -> None:
+def print_report(checked: list[Checked], found: list[Deprecation]) -> None:
     described = 0
     for item in checked:
         if item.change.name == _DESCRIPTION_ONLY:
             described += 1
             continue
         why = f"  (allowed by {item.allowed})" if item.allowed else ""
-        write(f"{item.verdict:<11} {item.change.coordinate}  {item.change.description}{why}")
+        print(f"{item.verdict:<11} {item.change.coordinate}  {item.change.description}{why}")
         if item.readers and item.share is not None:
-            write(f"            read by {item.share:.2%} of the operations")
-        write_readers(item.readers, write, indent="              ")
+            print(f"            read by {item.share:.2%} of the operations")
+        print_readers(item.readers, indent="              ")
     if described:
-        write(f"{'safe':<11} {described} descriptions changed")
+        print(f"{'safe':<11} {described} descriptions changed")
     if not checked:
-        write("no change")
+        print("no change")
     if found:
-        write("")
+        print("")
     for deprecation in found:
         status = "still read" if deprecation.readers else "ready to remove"
         reason = deprecation.reason
-        write(f"deprecated  {deprecation.coordinate}  ({reason}): {status}")
-        write_readers(deprecation.readers, write, indent="              ")
+        print(f"deprecated  {deprecation.coordinate}  ({reason}): {status}")
+        print_readers(deprecation.readers, indent="              ")

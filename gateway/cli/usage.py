@@ -81,5 +81,5 @@ def run_usage(args: argparse.Namespace, settings: Settings) -> int:
     if not found:
         print("The schema has no deprecated coordinate.")
         return NOT_READ
-    print_deprecations(found, print)
+    print_deprecations(found)
     return STILL_READ if any(d.readers for d in found) else NOT_READ
