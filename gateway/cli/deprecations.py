@@ -4,7 +4,7 @@ Listed by `insight-gateway usage` and `insight-gateway schema check`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from graphql import (
@@ -33,7 +33,7 @@ class Deprecation:
             "coordinate": self.coordinate,
             "reason": self.reason,
             "ready_to_remove": not self.readers,
-            "readers": [reader.as_json() for reader in self.readers],
+            "readers": [asdict(reader) for reader in self.readers],
         }
 
 

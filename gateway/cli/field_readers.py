@@ -46,9 +46,6 @@ class Reader:
     version: str
     operations: float
 
-    def as_json(self) -> dict[str, str | float]:
-        return {"client": self.client, "version": self.version, "operations": self.operations}
-
 
 @dataclass(frozen=True, slots=True)
 class Usage:
@@ -112,7 +109,7 @@ def metrics_text(source: str) -> str:
 
 
 def from_metrics_text(text: str) -> Usage:
-    readers: dict[str, list[Reader]] = defaultdict(list)
+    counted: list[tuple[Mapping[str, str], float]] = []
     operations: float | None = None
     try:
         families = list(text_string_to_metric_families(text))
@@ -122,26 +119,26 @@ def from_metrics_text(text: str) -> Usage:
         if family.name == OPERATIONS_METRIC:
             totals = [s.value for s in family.samples if s.name == f"{OPERATIONS_METRIC}_total"]
             operations = sum(totals)
-        if family.name != METRIC:
-            continue
-        for sample in family.samples:
-            if sample.name == f"{METRIC}_total" and sample.value > 0:
-                labels = sample.labels
-                readers[labels["coordinate"]].append(
-                    Reader(labels["client"], labels.get("client_version", ""), sample.value)
-                )
-    return Usage(dict(readers), operations)
+        if family.name == METRIC:
+            counted += [(s.labels, s.value) for s in family.samples if s.name == f"{METRIC}_total"]
+    return Usage(_readers(counted), operations)
 
 
 def from_prometheus(url: str, window: str | None) -> Usage:
+    readers = _readers(_query(url, _counted(f"{METRIC}_total", window, by=True)))
+    served = _query(url, _counted(f"{OPERATIONS_METRIC}_total", window, by=False))
+    return Usage(readers, sum(value for _, value in served) if served else None)
+
+
+def _readers(counted: Iterable[tuple[Mapping[str, str], float]]) -> dict[str, list[Reader]]:
+    """The readers of each coordinate, from the field usage series' labels and values."""
     readers: dict[str, list[Reader]] = defaultdict(list)
-    for labels, value in _query(url, _counted(f"{METRIC}_total", window, by=True)):
+    for labels, value in counted:
         if value > 0:
             readers[labels["coordinate"]].append(
                 Reader(labels["client"], labels.get("client_version", ""), value)
             )
-    served = _query(url, _counted(f"{OPERATIONS_METRIC}_total", window, by=False))
-    return Usage(dict(readers), sum(value for _, value in served) if served else None)
+    return dict(readers)
 
 
 def _counted(series: str, window: str | None, *, by: bool) -> str:

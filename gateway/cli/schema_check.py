@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +72,7 @@ class Checked:
             "allowed": self.allowed,
             "operations": sum(reader.operations for reader in self.readers),
             "share": self.share,
-            "readers": [reader.as_json() for reader in self.readers],
+            "readers": [asdict(reader) for reader in self.readers],
         }
 
 
