@@ -39,10 +39,6 @@ from schema.principal import DASHBOARD, WRITER
 if TYPE_CHECKING:
     from gateway.cli.embedded import EmbeddedDynamoDB
 
-#: How long the embedded mode's printed tokens live: long enough to sit in an app's `.env`
-#: for a while; they open only a gateway that has the checkout's development secret.
-DEMO_LIFETIME = MAX_LIFETIME
-
 
 @dataclass(frozen=True, slots=True)
 class DemoToken:
@@ -100,7 +96,8 @@ def demo_tokens(settings: Settings) -> dict[str, str]:
             settings.auth_hs256_secret,
             demo.sub,
             list(demo.roles),
-            DEMO_LIFETIME,
+            # Long enough to sit in an app's `.env`; only the checkout's secret opens them.
+            MAX_LIFETIME,
             clock,
             issuer=settings.auth_issuer,
             audience=settings.auth_audience,
@@ -113,15 +110,6 @@ def embedded_graphiql(token: str | None) -> GraphiQLDefaults:
     """What GraphiQL opens with in the embedded mode: a demo user's query, and the token."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     return GraphiQLDefaults(query=demo_user_query(ADA), headers=headers)
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False  # a name: it may well resolve to an interface others reach
 
 
 def embedded_hosts(host: str) -> tuple[str, ...]:
@@ -137,7 +125,11 @@ def embedded_hosts(host: str) -> tuple[str, ...]:
 def exposed_token_warning(host: str) -> str | None:
     """The embedded mode's GraphiQL page holds a dashboard token (any user's data): on an
     address other machines reach, anyone who opens the page has it."""
-    if is_loopback(host):
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        loopback = False  # a name: it may well resolve to an interface others reach
+    if loopback:
         return None
     return (
         f"warning: --embedded on {host}, not a loopback address: its GraphiQL page holds a "
@@ -250,7 +242,7 @@ def _shown(path: Path) -> str:
 
 
 def _print_tokens(tokens: dict[str, str], origin: str) -> None:
-    days = DEMO_LIFETIME.days
+    days = MAX_LIFETIME.days
     print(f"Tokens for {days} days, signed with {origin};")
     print("`.venv/bin/insight-gateway token` run in this checkout signs with it too.")
     print("Paste into a shell:")
