@@ -27,10 +27,9 @@ from graphql import (
 )
 from graphql.utilities import separate_operations
 
+from gateway.cli.deprecations import load_schema
 from gateway.protection.trusted_documents import APOLLO_FORMAT, sha256_hex
 from gateway.settings import Settings
-from schema.graphql_schema import graphql_schema
-from schema.root import build_schema
 
 
 class DocumentsError(ValueError):
@@ -57,8 +56,8 @@ def add_documents_command(add_parser: Callable[..., argparse.ArgumentParser]) ->
 
 def run_documents(args: argparse.Namespace, settings: Settings) -> int:
     try:
-        served = build_schema(federation=args.federation or settings.federation)
-        manifest = build_manifest([Path(name) for name in args.files], graphql_schema(served))
+        served = load_schema(None, federation=args.federation or settings.federation)
+        manifest = build_manifest([Path(name) for name in args.files], served)
     except DocumentsError as error:
         print(f"insight-gateway documents: {error}", file=sys.stderr)
         return 2
