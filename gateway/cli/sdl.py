@@ -29,8 +29,6 @@ def entry_points_first(printed: str, schema: GraphQLSchema) -> str:
         if root is not None
     ]
     definitions = _DEFINITION_START.split(printed.strip("\n"))
-    if any(definition.startswith("schema ") for definition in definitions):
-        return printed  # a schema definition of strawberry's own (renamed roots): as printed
     by_name = {_name(definition): definition for definition in definitions}
     root_names = [name for _, name in roots]
     first = [by_name[name] for name in root_names if name in by_name]
