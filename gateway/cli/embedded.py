@@ -12,10 +12,10 @@ class EmbeddedDynamoDB:
     """moto's DynamoDB as a real HTTP server on a free loopback port (moto's in-process
     mock does not intercept aiobotocore reliably)."""
 
-    def __init__(self, port: int | None = None) -> None:
-        # Port 0 by default: the kernel picks it as the server binds, so that no other process
-        # on the machine can take it between a free-port probe and the bind.
-        self.port = port or 0
+    def __init__(self) -> None:
+        # Port 0: the kernel picks it as the server binds, so that no other process on the
+        # machine can take it between a free-port probe and the bind.
+        self.port = 0
         self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
 
     @property

@@ -49,10 +49,10 @@ def parse_version(text: str) -> Version:
     return tuple(int(part) for part in text.split("."))
 
 
-def newest_release(folder: Path = RELEASED) -> Released:
-    releases = [Released(parse_version(p.stem), p) for p in folder.glob("*.graphql")]
+def newest_release() -> Released:
+    releases = [Released(parse_version(p.stem), p) for p in RELEASED.glob("*.graphql")]
     if not releases:
-        raise FileNotFoundError(f"no released schema in {folder}")
+        raise FileNotFoundError(f"no released schema in {RELEASED}")
     return max(releases)
 
 

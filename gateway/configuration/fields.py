@@ -16,6 +16,7 @@ T = TypeVar("T")
 Parse = Callable[[str, str], Any]
 _SETTING = "setting"
 _GROUP = "setting_group"
+_PREFIX = "INSIGHT_"
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
 
@@ -131,18 +132,16 @@ def read_fields(cls: type[Any], environ: Mapping[str, str]) -> dict[str, Any]:
     return values
 
 
-def unknown_variables(
-    cls: type[Any], environ: Mapping[str, str], prefix: str = "INSIGHT_"
-) -> list[str]:
-    """A line for each variable of `environ` under `prefix` that `cls` does not declare, with
+def unknown_variables(cls: type[Any], environ: Mapping[str, str]) -> list[str]:
+    """A line for each variable of `environ` under `INSIGHT_` that `cls` does not declare, with
     the declared name closest to it: a misspelt setting would otherwise be silently left at
     its default (`INSIGHT_SUBSCRIPTION=true` serving no subscriptions)."""
     known = [variable.env for _, variable in declared(cls)]
     # Compared without the prefix every name shares, which would make any two look alike.
-    tails = {env.removeprefix(prefix): env for env in known if env.startswith(prefix)}
+    tails = {env.removeprefix(_PREFIX): env for env in known if env.startswith(_PREFIX)}
     lines = []
-    for name in sorted(env for env in environ if env.startswith(prefix) and env not in known):
-        close = difflib.get_close_matches(name.removeprefix(prefix), tails, n=1)
+    for name in sorted(env for env in environ if env.startswith(_PREFIX) and env not in known):
+        close = difflib.get_close_matches(name.removeprefix(_PREFIX), tails, n=1)
         hint = f" (did you mean {tails[close[0]]}?)" if close else ""
         lines.append(f"unknown setting {name}{hint}")
     return lines

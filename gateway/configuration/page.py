@@ -9,17 +9,16 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from gateway.configuration.fields import Declared
 from gateway.settings import VARIABLES
 
 BEGIN = "<!-- settings table: made by `make docs` from gateway/settings/; do not edit -->"
 END = "<!-- end of the settings table -->"
 
 
-def table(variables: Sequence[Declared] = tuple(VARIABLES.values())) -> str:
+def table() -> str:
     """Every variable as one Markdown table row, in declaration order."""
     lines = ["| variable | default | accepts | meaning |", "|---|---|---|---|"]
-    for variable in variables:
+    for variable in VARIABLES.values():
         cells = (f"`{variable.env}`", _default(variable.default), variable.accepts, variable.doc)
         lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
     return "\n".join(lines) + "\n"
