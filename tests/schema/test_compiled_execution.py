@@ -299,7 +299,7 @@ async def test_generated_selections_reread_the_same(
 async def test_the_full_user_is_compiled_and_answers_the_same(
     dynamo: Dynamo, cache: CoherentCache
 ) -> None:
-    from schema.every_field import every_field
+    from support.every_field import every_field
 
     query = f"query($ids: [ID!]!) {{ users(ids: $ids) {every_field(COMPILED._schema, 'User')} }}"
     answered, fell_back = COUNTS.compiled, COUNTS.fell_back
@@ -347,7 +347,7 @@ async def test_generated_entities_answer_the_same_in_the_subgraph(
 
 
 async def test_a_routers_full_entities_are_compiled(dynamo: Dynamo) -> None:
-    from schema.every_field import every_field
+    from support.every_field import every_field
 
     query = (
         "query($reps: [_Any!]!) { _entities(representations: $reps) { ... on User "
