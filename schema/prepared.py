@@ -47,9 +47,6 @@ from schema.scalars import WireForms
 
 __all__ = [
     "COMPILED_PER_OPERATION",
-    "PREPARED_OPERATIONS",
-    "REMEMBERED_PER_OPERATION",
-    "SCHEMA_EXTENSION_KEY",
     "CompletionCounts",
     "PreparedOperation",
     "PreparedOperations",

@@ -24,13 +24,7 @@ from schema.prepared import prepared_operations_of
 from schema.query import UserIds
 from schema.user import User
 
-__all__ = [
-    "NOT_OVER_WEBSOCKET",
-    "Initial",
-    "NotOverWebSocket",
-    "Subscription",
-    "reread_cost",
-]
+__all__ = ["NOT_OVER_WEBSOCKET", "Subscription"]
 
 NOT_OVER_WEBSOCKET = (
     "Subscriptions are served over a WebSocket on /graphql (the graphql-transport-ws "
