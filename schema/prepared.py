@@ -52,7 +52,6 @@ __all__ = [
     "PreparedOperations",
     "attach",
     "owner_of",
-    "prepared_operations_of",
 ]
 
 V = TypeVar("V")
@@ -264,13 +263,6 @@ class PreparedOperations:
 def attach(schema: GraphQLSchema, prepared: PreparedOperations) -> None:
     """Make `prepared` the owner of `schema`'s prepared operations."""
     schema.extensions = {**(schema.extensions or {}), SCHEMA_EXTENSION_KEY: prepared}
-
-
-def prepared_operations_of(schema: object) -> PreparedOperations | None:
-    """The prepared operations of a strawberry schema `build_schema` made (its attribute
-    `prepared_operations`), as a resolver finds them through `info.schema`."""
-    owner = getattr(schema, "prepared_operations", None)
-    return owner if isinstance(owner, PreparedOperations) else None
 
 
 def owner_of(schema: GraphQLSchema) -> PreparedOperations | None:

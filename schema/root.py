@@ -35,9 +35,6 @@ class _GatewayHooks:
     """What the gateway's schema and its subgraph form share: how an operation runs its
     extensions, and who logs its errors."""
 
-    #: What its resolvers find through `info.schema` (`schema.prepared.prepared_operations_of`).
-    prepared_operations: PreparedOperations | None = None
-
     def create_extensions_runner(
         self, execution_context: ExecutionContext, extensions: list[SchemaExtension]
     ) -> SchemaExtensionsRunner:
@@ -108,7 +105,6 @@ def build_schema(
         ),
     )
     attach(graphql_schema(schema), owner)
-    schema.prepared_operations = owner
     if federation:
         # The cost model as `@cost`/`@listSize` for routers (schema/cost_directives.py).
         add_cost_directives(schema, GATEWAY_COST_POLICY)
