@@ -14,10 +14,8 @@ tuple a list, a nested record its own derived type, given in `nested`).
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from decimal import Decimal
 from typing import Any, TypeVar
 
 import strawberry
@@ -28,20 +26,11 @@ __all__ = ["input_of", "input_values", "output"]
 
 T = TypeVar("T")
 
-_SCALARS: dict[type, Any] = {
-    str: str,
-    bool: bool,
-    int: int,
-    Decimal: Decimal,
-    dt.date: dt.date,
-    dt.datetime: dt.datetime,
-}
-
 
 def _graphql_type(
     field: Field, nested: Mapping[type, Any], *, optional: bool, identifier: bool = False
 ) -> Any:
-    kind: Any = nested[field.kind] if field.nested is not None else _SCALARS[field.kind]
+    kind: Any = nested[field.kind] if field.nested is not None else field.kind
     if identifier and not field.many:
         kind = strawberry.ID
     if field.many:
