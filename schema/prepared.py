@@ -163,7 +163,7 @@ class PreparedOperation:
 
     def compiled(self, key: Hashable, compute: Callable[[], V]) -> V:
         """The compiled operation (schema/execution/operation.py) for one set of those
-        variables' values (None: it declines)."""
+        variables' values (or why it declines)."""
         result: V = self._compiled.get(key, compute)
         return result
 

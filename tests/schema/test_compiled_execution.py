@@ -49,7 +49,7 @@ from loaders.live.feed_watch import FeedWatch
 from loaders.tables import create_tables
 from schema.clock import FixedClock
 from schema.context import build_context
-from schema.execution.compiler import compile_object, compile_operation
+from schema.execution.compiler import compile_object, compiled_or_why
 from schema.execution.executor import PassesPlainFields
 from schema.execution.generated import generate
 from schema.prepared import COMPILED_PER_OPERATION, PreparedOperations
@@ -457,9 +457,9 @@ async def test_a_document_compiles_once_per_set_of_include_values(
 
     def counted(*args: Any) -> Any:
         compiled.append(args[3].coerced)
-        return compile_operation(*args)
+        return compiled_or_why(*args)
 
-    monkeypatch.setattr("schema.execution.executor.compile_operation", counted)
+    monkeypatch.setattr("schema.execution.executor.compiled_or_why", counted)
     owner = PreparedOperations()
     schema = build_schema(prepared=owner)
     query = (
