@@ -20,7 +20,7 @@ from schema.extension_hooks import KeptHooksRunner
 from schema.extensions.cost_report import CostReport
 from schema.extensions.document_cache import CachedParsing, CachedValidation
 from schema.extensions.replay_hold import ReplayHold
-from schema.federation import FEDERATION_VERSION, subgraph_query, subgraph_subscription
+from schema.federation import FEDERATION_VERSION, with_entities
 from schema.graphql_schema import graphql_schema
 from schema.mutation import Mutation
 from schema.prepared import PreparedOperations, attach
@@ -87,9 +87,9 @@ def build_schema(
     schema_class = SubgraphSchema if federation else GatewaySchema
     owner = PreparedOperations(GATEWAY_COST_POLICY) if prepared is None else prepared
     schema = schema_class(
-        query=subgraph_query() if federation else Query,
+        query=with_entities(Query) if federation else Query,
         mutation=Mutation,
-        subscription=subgraph_subscription() if federation else Subscription,
+        subscription=with_entities(Subscription) if federation else Subscription,
         extensions=[
             CostReport,
             CachedParsing,
