@@ -80,9 +80,6 @@ class ListSize:
     slicing_arguments: list[str] | None = strawberry.directive_field(
         name="slicingArguments", default=UNSET
     )
-    require_one_slicing_argument: bool | None = strawberry.directive_field(
-        name="requireOneSlicingArgument", default=UNSET
-    )
 
 
 def cost_link() -> Link:

@@ -76,10 +76,6 @@ class WriteSession:
                 await self.changes.wrote(writes.partitions())
             return result
 
-    @property
-    def writes_items(self) -> bool:
-        return any(writes.writes_items for writes in self.staged.values())
-
     def entries(self) -> list[Staged]:
         return [entry for writes in self.staged.values() for entry in writes.staged]
 

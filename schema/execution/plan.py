@@ -168,14 +168,12 @@ def _built_in(argument_type: StrawberryType | type | object) -> bool:
     return isinstance(supertype, type) and issubclass(supertype, _BUILT_IN_ARGUMENTS)
 
 
-def _reader(definition: object, resolve: Callable[..., Any] | None) -> Callable[[Any], Any] | None:
+def _reader(definition: object, resolve: Callable[..., Any]) -> Callable[[Any], Any] | None:
     """The default resolver's read, without its call chain when it is `getattr`."""
     if not isinstance(definition, StrawberryField) or definition.base_resolver is not None:
         return None
     if definition.default_resolver is getattr:
         return attrgetter(definition.python_name)
-    if resolve is None:
-        return None
     # A configured default resolver: strawberry's own wrapper, which ignores `info`.
     return lambda source: resolve(source, None)
 
