@@ -49,11 +49,11 @@ from strawberry.federation.types import LinkImport
 from strawberry.schema_directive import Location
 from strawberry.types.unset import UNSET
 
+from schema.execution.plan import STRAWBERRY_DEFINITION
 from schema.extensions import CostPolicy
 from schema.graphql_schema import graphql_schema
 
 COST_SPEC_URL = "https://specs.apollo.dev/cost/v0.1"
-_BACKREF = "strawberry-definition"
 
 
 @strawberry.schema_directive(
@@ -175,11 +175,11 @@ def add_cost_directives(strawberry_schema: Any, policy: CostPolicy) -> None:
     for placement in cost_directives(graphql_schema(strawberry_schema), policy):
         target = placement.target
         extensions = dict(target.extensions or {})
-        definition = extensions.get(_BACKREF)
+        definition = extensions.get(STRAWBERRY_DEFINITION)
         if definition is None:
             raise CostModelError(f"{placement.coordinate} has no strawberry definition")
         with_directives = copy.copy(definition)
         with_directives.directives = [*definition.directives, *placement.directives]
-        extensions[_BACKREF] = with_directives
+        extensions[STRAWBERRY_DEFINITION] = with_directives
         target.extensions = extensions
     strawberry_schema.schema_directives = [*strawberry_schema.schema_directives, cost_link()]
