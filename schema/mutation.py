@@ -38,16 +38,11 @@ from schema.payday import PaydayPrediction
 from schema.payloads import BalanceAlertEvaluation, FloatMeV2CaptureKeys
 from schema.permissions import require_writer
 from schema.savings import SavingsMonth
-from schema.writes import WriteSession
 
 
 def remember(info: Info, row: Record, written: bool = True) -> None:
     """Later reads of this request see `row` (or only that its key was written to)."""
     info.context.reads.wrote(row.item_key(), row.to_item() if written else None)
-
-
-def writes_of(info: Info) -> WriteSession:
-    return info.context.write_session()
 
 
 def lock_client(info: Info) -> LockClient:
@@ -72,7 +67,7 @@ async def _put_row(info: Info, input: object, declared: type[RowT]) -> RowT:
     async def stage(writes: Writes) -> RowT:
         return put_written(writes, declared, values, now)
 
-    row = await writes_of(info).run(str(info.path.key), stage)
+    row = await info.context.write_session().run(str(info.path.key), stage)
     remember(info, row)
     return row
 
@@ -128,7 +123,7 @@ class Mutation:
         async def stage(writes: Writes) -> payday.RecordedPayday:
             return payday.record_payday_prediction(writes, values, now)
 
-        recorded = await writes_of(info).run(str(info.path.key), stage)
+        recorded = await info.context.write_session().run(str(info.path.key), stage)
         remember(info, recorded.row)
         return recorded.row
 
@@ -162,7 +157,7 @@ class Mutation:
     ) -> BalanceAlertEvaluation | None:
         require_writer(info)
         context = info.context
-        values, locks, session = input_values(input), lock_client(info), writes_of(info)
+        values, locks, session = input_values(input), lock_client(info), context.write_session()
 
         async def stage(writes: Writes) -> balance_alert.Evaluation:
             return await balance_alert.evaluate_balance_alert(
@@ -201,7 +196,7 @@ class Mutation:
         async def stage(writes: Writes) -> feeder.RecordedLastPage:
             return await feeder.record_last_page(context.dynamo, writes, values, context.now)
 
-        recorded = await writes_of(info).run(str(info.path.key), stage)
+        recorded = await context.write_session().run(str(info.path.key), stage)
         remember(info, recorded.row, recorded.written)
         return recorded.row
 
@@ -228,5 +223,5 @@ class Mutation:
         async def stage(writes: Writes) -> floatme_capture.FloatMeV2Capture:
             return floatme_capture.record_floatme_v2_capture(writes, command, now)
 
-        events = await writes_of(info).run(str(info.path.key), stage)
+        events = await info.context.write_session().run(str(info.path.key), stage)
         return FloatMeV2CaptureKeys.from_capture(events)
