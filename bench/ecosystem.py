@@ -32,10 +32,10 @@ from gateway.resources import open_dynamo
 from gateway.settings import Settings
 from loaders.tables import create_tables
 from schema.clock import SystemClock
-from schema.every_field import every_field
 from schema.extensions.coordinates import coordinates_of
 from schema.prepared import PreparedOperations
 from schema.root import build_schema
+from support.every_field import every_field
 from support.faults import Delay, FaultProxy, fault_proxy
 from support.http_client import app_client
 from support.seed import seed_users

@@ -41,10 +41,10 @@ from loaders.tables import TableNames, create_tables
 from schema import access_plan
 from schema.clock import SystemClock
 from schema.context import build_context
-from schema.every_field import every_field
 from schema.principal import Principal
 from schema.root import build_schema
 from support.dynalite_server import DynaliteServer
+from support.every_field import every_field
 from support.seed import seed_users, user_items
 
 USER = "items-000"

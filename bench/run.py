@@ -49,10 +49,10 @@ from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
 from loaders.wire.client import LeanClient
 from schema.clock import SystemClock
-from schema.every_field import every_field
 from schema.principal import DASHBOARD
 from schema.root import build_schema
 from support.dynalite_server import DynaliteServer
+from support.every_field import every_field
 from support.seed import seed_users
 
 USERS = [f"bench-{n:03d}" for n in range(100)]

@@ -53,6 +53,7 @@ from loaders.attributes import (
     user_key,
 )
 from loaders.codec import Item, format_instant, parse_date, parse_instant
+from loaders.keys import ItemKey
 from loaders.row_decoding import written_decoder
 from loaders.rows import fields
 
@@ -238,9 +239,13 @@ class Record:
                 stored[field.stored] = value
         return stored
 
+    def item_key(self) -> ItemKey:
+        key: ItemKey = self.entity().key(**{name: getattr(self, name) for name in self.__keys__})
+        return key
+
     def to_item(self) -> Item:
         declared = self.entity()
-        key = declared.key(**{name: getattr(self, name) for name in self.__keys__})
+        key = self.item_key()
         partition, sort = declared.table.key_names
         item: Item = {partition: key.pk}
         if sort is not None:

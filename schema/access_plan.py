@@ -43,8 +43,9 @@ from loaders.entities import USERS
 from loaders.user_reads import UserReads
 from schema.context import Info
 from schema.field_reads import FieldRead, UndeclaredRead, type_reads
+from schema.graphql_schema import graphql_schema
 from schema.plan_prices import PRICES, PlanCost, Prices
-from schema.prepared import prepared_operations_of
+from schema.prepared import owner_of
 from schema.user import User
 
 #: Read capacity of the whole USERS#<id> partition, per user (see above): the collection's
@@ -172,7 +173,7 @@ def plan_user_reads(info: Info, user_ids: Iterable[str]) -> None:
     read whole. (An operation's compiled form plans its root fields itself, before any
     resolver: schema/execution/operation.py.)"""
     schema = info.schema
-    owner = prepared_operations_of(schema)
+    owner = owner_of(graphql_schema(schema))
     plan_partitions(
         tuple(
             field

@@ -110,7 +110,6 @@ def build_context(
     request_id: str = "",
     cost_requested: bool = False,
     locks: LockClient | None = None,
-    consistent: bool = False,
     cache: CoherentCache | None = None,
     changes: WritePublisher | None = None,
     deadline_seconds: float | None = None,
@@ -122,25 +121,22 @@ def build_context(
     call of the request goes through `dynamo` bound to the scope, which keeps it to the
     deadline (`deadline_seconds` from now; None: none) and records it in the call log.
 
-    `consistent`: every read is strongly consistent; it refreshes the cache instead of
-    reading from it. `reread`: a subscription's re-read (consistent, since it must see the
-    write that woke it, and charged to no one: the hub charges each subscriber)."""
-    consistent = consistent or reread
+    `reread`: a subscription's re-read: every read strongly consistent, since it must see
+    the write that woke it (it refreshes the cache instead of reading from it), and charged
+    to no one: the hub charges each subscriber."""
     calls = CallLog(cached_reads=None if cache is None else 0)
     scope = RequestScope.starting(clock.now(), seconds=deadline_seconds, calls=calls)
     now = scope.now
     dynamo = dynamo.bound(scope)
     collections = Collections()
-    reader = None if cache is None else CacheReader(cache, now, calls, consistent=consistent)
+    reader = None if cache is None else CacheReader(cache, now, calls, consistent=reread)
     # A re-read is read again when the first item it read expires.
-    expiries = Expiries() if consistent else None
+    expiries = Expiries() if reread else None
     reads = UserReads(
         PointReadLoader(
-            dynamo, now, collections, consistent=consistent, cache=reader, expiries=expiries
+            dynamo, now, collections, consistent=reread, cache=reader, expiries=expiries
         ),
-        QueryLoader(
-            dynamo, now, collections, consistent=consistent, cache=reader, expiries=expiries
-        ),
+        QueryLoader(dynamo, now, collections, consistent=reread, cache=reader, expiries=expiries),
         now,
         expiries,
     )

@@ -37,24 +37,23 @@ from graphql import (
     GraphQLField,
     GraphQLInputField,
     GraphQLInputObjectType,
-    GraphQLList,
-    GraphQLNonNull,
     GraphQLObjectType,
-    GraphQLOutputType,
     GraphQLScalarType,
     GraphQLSchema,
     get_named_type,
+    get_nullable_type,
+    is_list_type,
 )
 from strawberry.federation.schema_directives import Link
 from strawberry.federation.types import LinkImport
 from strawberry.schema_directive import Location
 from strawberry.types.unset import UNSET
 
+from schema.execution.plan import STRAWBERRY_DEFINITION
 from schema.extensions import CostPolicy
 from schema.graphql_schema import graphql_schema
 
 COST_SPEC_URL = "https://specs.apollo.dev/cost/v0.1"
-_BACKREF = "strawberry-definition"
 
 
 @strawberry.schema_directive(
@@ -80,9 +79,6 @@ class ListSize:
     assumed_size: int | None = strawberry.directive_field(name="assumedSize", default=UNSET)
     slicing_arguments: list[str] | None = strawberry.directive_field(
         name="slicingArguments", default=UNSET
-    )
-    require_one_slicing_argument: bool | None = strawberry.directive_field(
-        name="requireOneSlicingArgument", default=UNSET
     )
 
 
@@ -143,14 +139,18 @@ def _field_directives(
     if own != (0 if leaf else 1):
         directives.append(Cost(weight=own))
     multipliers = [name for name in field.args if name in policy.multiplier_arguments]
-    if not _is_list(field.type):
+    if not is_list_type(get_nullable_type(field.type)):
         if multipliers:
             raise CostModelError(
                 f"{coordinate} is multiplied by {multipliers} but is not a list: "
                 "@listSize cannot say so"
             )
         return tuple(directives)
-    slicing = [name for name in multipliers if _is_int(field.args[name])]
+    slicing = [
+        name
+        for name in multipliers
+        if getattr(get_nullable_type(field.args[name].type), "name", None) == "Int"
+    ]
     sized_by_list = [name for name in multipliers if name not in slicing]
     if len(slicing) > 1 or (slicing and sized_by_list):
         # A router takes the largest slicing argument; the policy multiplies them.
@@ -161,16 +161,6 @@ def _field_directives(
         assumed = policy.unknown_list_size if sized_by_list else 1
         directives.append(ListSize(assumed_size=assumed))
     return tuple(directives)
-
-
-def _is_list(of_type: GraphQLOutputType) -> bool:
-    inner = of_type.of_type if isinstance(of_type, GraphQLNonNull) else of_type
-    return isinstance(inner, GraphQLList)
-
-
-def _is_int(argument: GraphQLArgument) -> bool:
-    inner = argument.type.of_type if isinstance(argument.type, GraphQLNonNull) else argument.type
-    return isinstance(inner, GraphQLScalarType) and inner.name == "Int"
 
 
 def add_cost_directives(strawberry_schema: Any, policy: CostPolicy) -> None:
@@ -185,11 +175,11 @@ def add_cost_directives(strawberry_schema: Any, policy: CostPolicy) -> None:
     for placement in cost_directives(graphql_schema(strawberry_schema), policy):
         target = placement.target
         extensions = dict(target.extensions or {})
-        definition = extensions.get(_BACKREF)
+        definition = extensions.get(STRAWBERRY_DEFINITION)
         if definition is None:
             raise CostModelError(f"{placement.coordinate} has no strawberry definition")
         with_directives = copy.copy(definition)
         with_directives.directives = [*definition.directives, *placement.directives]
-        extensions[_BACKREF] = with_directives
+        extensions[STRAWBERRY_DEFINITION] = with_directives
         target.extensions = extensions
     strawberry_schema.schema_directives = [*strawberry_schema.schema_directives, cost_link()]

@@ -14,34 +14,24 @@ tuple a list, a nested record its own derived type, given in `nested`).
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from decimal import Decimal
 from typing import Any, TypeVar
 
 import strawberry
 
+from loaders.attributes import Input
 from loaders.record import Field, Record
 
 __all__ = ["input_of", "input_values", "output"]
 
 T = TypeVar("T")
 
-_SCALARS: dict[type, Any] = {
-    str: str,
-    bool: bool,
-    int: int,
-    Decimal: Decimal,
-    dt.date: dt.date,
-    dt.datetime: dt.datetime,
-}
-
 
 def _graphql_type(
     field: Field, nested: Mapping[type, Any], *, optional: bool, identifier: bool = False
 ) -> Any:
-    kind: Any = nested[field.kind] if field.nested is not None else _SCALARS[field.kind]
+    kind: Any = nested[field.kind] if field.nested is not None else field.kind
     if identifier and not field.many:
         kind = strawberry.ID
     if field.many:
@@ -101,38 +91,26 @@ def input_of(
     types = _records(nested)
 
     def decorate(cls: type[T]) -> type[T]:
-        given = [f for f in record.declared_fields() if f.declared.input is not None]
-        fields = [
-            (field, _input_type(field, types), _input_field(field))
-            for field in sorted(given, key=_input_order)
-        ]
+        given = [(f, d) for f in record.declared_fields() if (d := f.declared.input) is not None]
+        given.sort(key=lambda fd: (not fd[1].required, not fd[0].declared.key, not fd[1].first))
+        fields = [_input_field(field, declared, types) for field, declared in given]
         return _build(cls, record, fields, lambda c: strawberry.input(c, description=description))
 
     return decorate
 
 
-def _input_order(field: Field) -> tuple[bool, bool, bool]:
-    declared = field.declared.input
-    assert declared is not None
-    return not declared.required, not field.declared.key, not declared.first
-
-
-def _input_type(field: Field, types: Mapping[type, Any]) -> Any:
-    declared = field.declared.input
-    assert declared is not None
-    return _graphql_type(
-        field, types, optional=declared.default is None, identifier=declared.identifier
-    )
-
-
-def _input_field(field: Field) -> Any:
-    declared = field.declared.input
-    assert declared is not None
+def _input_field(
+    field: Field, declared: Input, types: Mapping[type, Any]
+) -> tuple[Field, Any, Any]:
+    optional, identifier = declared.default is None, declared.identifier
+    annotation = _graphql_type(field, types, optional=optional, identifier=identifier)
     if declared.required:
-        return strawberry.field(description=declared.description)
-    if field.many and declared.default == ():
-        return strawberry.field(description=declared.description, default_factory=list)
-    return strawberry.field(description=declared.description, default=declared.default)
+        made = strawberry.field(description=declared.description)
+    elif field.many and declared.default == ():
+        made = strawberry.field(description=declared.description, default_factory=list)
+    else:
+        made = strawberry.field(description=declared.description, default=declared.default)
+    return field, annotation, made
 
 
 def input_values(given: object) -> dict[str, Any]:

@@ -32,8 +32,6 @@ from schema.access_plan import plan_user_reads
 from schema.arguments import check_user_id
 from schema.context import Info
 from schema.permissions import require_reader
-from schema.query import Query
-from schema.subscription import Subscription
 from schema.user import User
 
 #: Only `@key` is used, which every Federation 2 router understands from v2.0 on.
@@ -68,18 +66,9 @@ def _as_entity(field_type: StrawberryType | type) -> StrawberryType | type:
 
 
 @cache
-def subgraph_query() -> type:
-    """The gateway's `Query`, same fields, resolvers and descriptions, returning the entity."""
-    return _with_entities(Query)
-
-
-@cache
-def subgraph_subscription() -> type:
-    """The gateway's `Subscription`, returning the entity (as `subgraph_query`)."""
-    return _with_entities(Subscription)
-
-
-def _with_entities(root: type) -> type:
+def with_entities(root: type) -> type:
+    """The gateway's root type `root` (`Query`, `Subscription`), same fields, resolvers and
+    descriptions, returning the entity (built once per process)."""
     definition = get_object_definition(root, strict=True)
     fields: list[StrawberryField] = []
     for field in definition.fields:

@@ -43,10 +43,6 @@ class FieldRead:
     times: str | None = None
     default_times: int = 1
 
-    def units(self, collection: Collection, times: int = 1) -> float:
-        """What it reads of `collection`'s partition, field by field (read capacity)."""
-        return self.cost(collection, times).units
-
     def cost(self, collection: Collection, times: int = 1) -> PlanCost:
         """What it reads of `collection`'s partition, field by field: read units, calls (a
         Query each, a point read its key's share of a BatchGetItem) and items."""

@@ -4,23 +4,11 @@ later read in the same request sees the write."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated, TypeAlias, TypeVar
 
 import strawberry
 
 from loaders import balance_alert
-from loaders.codec import Item
-from loaders.entities import (
-    ALERT,
-    INCOME_DETECTION_RUN,
-    INCOME_VERIFICATION,
-    LAST_PAGE,
-    PAVE_LABEL,
-    PAYDAY,
-    SAVINGS_MONTH,
-)
-from loaders.keys import ItemKey
 from loaders.lock import LockClient
 from loaders.record import Record
 from loaders.rows.balance import BalanceRow
@@ -50,16 +38,11 @@ from schema.payday import PaydayPrediction
 from schema.payloads import BalanceAlertEvaluation, FloatMeV2CaptureKeys
 from schema.permissions import require_writer
 from schema.savings import SavingsMonth
-from schema.writes import WriteSession
 
 
-def remember(info: Info, key: ItemKey, item: Item | None) -> None:
-    """Later reads of this request see what was written under `key`."""
-    info.context.reads.wrote(key, item)
-
-
-def writes_of(info: Info) -> WriteSession:
-    return info.context.write_session()
+def remember(info: Info, row: Record, written: bool = True) -> None:
+    """Later reads of this request see `row` (or only that its key was written to)."""
+    info.context.reads.wrote(row.item_key(), row.to_item() if written else None)
 
 
 def lock_client(info: Info) -> LockClient:
@@ -75,9 +58,7 @@ def lock_client(info: Info) -> LockClient:
 RowT = TypeVar("RowT", bound=Record)
 
 
-async def _put_row(
-    info: Info, input: object, declared: type[RowT], key: Callable[[RowT], ItemKey]
-) -> RowT:
+async def _put_row(info: Info, input: object, declared: type[RowT]) -> RowT:
     """The mutations that store their input as one declared row: the writer's check, the
     row staged in the request's write session, and its `key` remembered for later reads."""
     require_writer(info)
@@ -86,8 +67,8 @@ async def _put_row(
     async def stage(writes: Writes) -> RowT:
         return put_written(writes, declared, values, now)
 
-    row = await writes_of(info).run(str(info.path.key), stage)
-    remember(info, key(row), row.to_item())
+    row = await info.context.write_session().run(str(info.path.key), stage)
+    remember(info, row)
     return row
 
 
@@ -142,8 +123,8 @@ class Mutation:
         async def stage(writes: Writes) -> payday.RecordedPayday:
             return payday.record_payday_prediction(writes, values, now)
 
-        recorded = await writes_of(info).run(str(info.path.key), stage)
-        remember(info, PAYDAY.key(user_id=recorded.row.user_id), recorded.row.to_item())
+        recorded = await info.context.write_session().run(str(info.path.key), stage)
+        remember(info, recorded.row)
         return recorded.row
 
     @strawberry.mutation(
@@ -154,12 +135,7 @@ class Mutation:
     async def set_income_verification(
         self, info: Info, input: IncomeVerificationArgument
     ) -> IncomeVerificationRow | None:
-        return await _put_row(
-            info,
-            input,
-            IncomeVerificationRow,
-            lambda row: INCOME_VERIFICATION.key(user_id=row.user_id),
-        )
+        return await _put_row(info, input, IncomeVerificationRow)
 
     @strawberry.mutation(
         description="Stores one month's savings snapshot (the `balance` row of that month, "
@@ -169,12 +145,7 @@ class Mutation:
     async def record_savings_snapshot(
         self, info: Info, input: SavingsSnapshotArgument
     ) -> BalanceRow | None:
-        return await _put_row(
-            info,
-            input,
-            BalanceRow,
-            lambda row: SAVINGS_MONTH.key(user_id=row.user_id, month=row.month),
-        )
+        return await _put_row(info, input, BalanceRow)
 
     @strawberry.mutation(
         description="Decides, under the user's balance-alert lock (shared with the Go "
@@ -186,7 +157,7 @@ class Mutation:
     ) -> BalanceAlertEvaluation | None:
         require_writer(info)
         context = info.context
-        values, locks, session = input_values(input), lock_client(info), writes_of(info)
+        values, locks, session = input_values(input), lock_client(info), context.write_session()
 
         async def stage(writes: Writes) -> balance_alert.Evaluation:
             return await balance_alert.evaluate_balance_alert(
@@ -198,7 +169,7 @@ class Mutation:
             # Another holder's decision is pending: a retry must run afresh, not replay this.
             session.unrecordable = "LOCKED"
         if evaluation.decision is balance_alert.Decision.SENT and evaluation.alert is not None:
-            remember(info, ALERT.key(user_id=evaluation.alert.user_id), evaluation.alert.to_item())
+            remember(info, evaluation.alert)
         return BalanceAlertEvaluation.from_evaluation(evaluation)
 
     @strawberry.mutation(
@@ -209,9 +180,7 @@ class Mutation:
     async def mark_insights_refresh(
         self, info: Info, input: InsightsRefreshArgument
     ) -> PaveLabelRow | None:
-        return await _put_row(
-            info, input, PaveLabelRow, lambda row: PAVE_LABEL.key(user_id=row.user_id)
-        )
+        return await _put_row(info, input, PaveLabelRow)
 
     @strawberry.mutation(
         description="Records the last page fed for a Pave request (the `last_page` row, kept "
@@ -227,11 +196,9 @@ class Mutation:
         async def stage(writes: Writes) -> feeder.RecordedLastPage:
             return await feeder.record_last_page(context.dynamo, writes, values, context.now)
 
-        recorded = await writes_of(info).run(str(info.path.key), stage)
-        row = recorded.row
-        key = LAST_PAGE.key(user_id=row.user_id, pave_request_id=row.pave_request_id)
-        remember(info, key, row.to_item() if recorded.written else None)
-        return row
+        recorded = await context.write_session().run(str(info.path.key), stage)
+        remember(info, recorded.row, recorded.written)
+        return recorded.row
 
     @strawberry.mutation(
         description="Stores one income detection run (a `site-incomedetection` row, kept 7 days).",
@@ -240,12 +207,7 @@ class Mutation:
     async def record_income_detection_run(
         self, info: Info, input: IncomeDetectionRunArgument
     ) -> IncomeDetectionRunRow | None:
-        return await _put_row(
-            info,
-            input,
-            IncomeDetectionRunRow,
-            lambda row: INCOME_DETECTION_RUN.key(user_id=row.user_id, run_date=row.run_date),
-        )
+        return await _put_row(info, input, IncomeDetectionRunRow)
 
     @strawberry.mutation(
         description="Writes the day's `FM_PAYDAY_FILTERED_TXNS` and "
@@ -261,5 +223,5 @@ class Mutation:
         async def stage(writes: Writes) -> floatme_capture.FloatMeV2Capture:
             return floatme_capture.record_floatme_v2_capture(writes, command, now)
 
-        events = await writes_of(info).run(str(info.path.key), stage)
+        events = await info.context.write_session().run(str(info.path.key), stage)
         return FloatMeV2CaptureKeys.from_capture(events)

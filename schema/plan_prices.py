@@ -14,9 +14,6 @@ import math
 from dataclasses import dataclass
 
 __all__ = [
-    "CALL_CPU_SECONDS",
-    "ITEM_DECODE_CPU_SECONDS",
-    "ITEM_READ_CPU_SECONDS",
     "KEYS_PER_BATCH",
     "PRICES",
     "READ_UNIT_PRICE",

@@ -47,15 +47,11 @@ from schema.scalars import WireForms
 
 __all__ = [
     "COMPILED_PER_OPERATION",
-    "PREPARED_OPERATIONS",
-    "REMEMBERED_PER_OPERATION",
-    "SCHEMA_EXTENSION_KEY",
     "CompletionCounts",
     "PreparedOperation",
     "PreparedOperations",
     "attach",
     "owner_of",
-    "prepared_operations_of",
 ]
 
 V = TypeVar("V")
@@ -167,7 +163,7 @@ class PreparedOperation:
 
     def compiled(self, key: Hashable, compute: Callable[[], V]) -> V:
         """The compiled operation (schema/execution/operation.py) for one set of those
-        variables' values (None: it declines)."""
+        variables' values (or why it declines)."""
         result: V = self._compiled.get(key, compute)
         return result
 
@@ -267,13 +263,6 @@ class PreparedOperations:
 def attach(schema: GraphQLSchema, prepared: PreparedOperations) -> None:
     """Make `prepared` the owner of `schema`'s prepared operations."""
     schema.extensions = {**(schema.extensions or {}), SCHEMA_EXTENSION_KEY: prepared}
-
-
-def prepared_operations_of(schema: object) -> PreparedOperations | None:
-    """The prepared operations of a strawberry schema `build_schema` made (its attribute
-    `prepared_operations`), as a resolver finds them through `info.schema`."""
-    owner = getattr(schema, "prepared_operations", None)
-    return owner if isinstance(owner, PreparedOperations) else None
 
 
 def owner_of(schema: GraphQLSchema) -> PreparedOperations | None:

@@ -20,7 +20,7 @@ from schema.extension_hooks import KeptHooksRunner
 from schema.extensions.cost_report import CostReport
 from schema.extensions.document_cache import CachedParsing, CachedValidation
 from schema.extensions.replay_hold import ReplayHold
-from schema.federation import FEDERATION_VERSION, subgraph_query, subgraph_subscription
+from schema.federation import FEDERATION_VERSION, with_entities
 from schema.graphql_schema import graphql_schema
 from schema.mutation import Mutation
 from schema.prepared import PreparedOperations, attach
@@ -34,9 +34,6 @@ __all__ = ["GatewaySchema", "SubgraphSchema", "build_schema"]
 class _GatewayHooks:
     """What the gateway's schema and its subgraph form share: how an operation runs its
     extensions, and who logs its errors."""
-
-    #: What its resolvers find through `info.schema` (`schema.prepared.prepared_operations_of`).
-    prepared_operations: PreparedOperations | None = None
 
     def create_extensions_runner(
         self, execution_context: ExecutionContext, extensions: list[SchemaExtension]
@@ -90,9 +87,9 @@ def build_schema(
     schema_class = SubgraphSchema if federation else GatewaySchema
     owner = PreparedOperations(GATEWAY_COST_POLICY) if prepared is None else prepared
     schema = schema_class(
-        query=subgraph_query() if federation else Query,
+        query=with_entities(Query) if federation else Query,
         mutation=Mutation,
-        subscription=subgraph_subscription() if federation else Subscription,
+        subscription=with_entities(Subscription) if federation else Subscription,
         extensions=[
             CostReport,
             CachedParsing,
@@ -108,7 +105,6 @@ def build_schema(
         ),
     )
     attach(graphql_schema(schema), owner)
-    schema.prepared_operations = owner
     if federation:
         # The cost model as `@cost`/`@listSize` for routers (schema/cost_directives.py).
         add_cost_directives(schema, GATEWAY_COST_POLICY)

@@ -103,7 +103,6 @@ class WireForms:
 DateTime: ScalarDefinition = strawberry.scalar(
     name="DateTime",
     description="An instant, RFC 3339 in UTC (`2026-12-02T11:31:28Z`).",
-    serialize=format_instant,
     parse_value=_parse_datetime,
 )
 
@@ -113,7 +112,6 @@ DecimalScalar: ScalarDefinition = dataclasses.replace(
     '`"100.00"`), or more where the stored number has more (`"1.005"`); never rounded, '
     "never through floating point. Amounts are dollars with at most two decimals unless the "
     "field says otherwise (amounts in cents are `Int`).",
-    serialize=format_decimal,
 )
 
 

@@ -19,18 +19,13 @@ import strawberry
 from loaders.errors import GatewayError
 from schema.arguments import check_user_ids
 from schema.context import Info
+from schema.graphql_schema import graphql_schema
 from schema.permissions import require_reader
-from schema.prepared import prepared_operations_of
+from schema.prepared import owner_of
 from schema.query import UserIds
 from schema.user import User
 
-__all__ = [
-    "NOT_OVER_WEBSOCKET",
-    "Initial",
-    "NotOverWebSocket",
-    "Subscription",
-    "reread_cost",
-]
+__all__ = ["NOT_OVER_WEBSOCKET", "Subscription"]
 
 NOT_OVER_WEBSOCKET = (
     "Subscriptions are served over a WebSocket on /graphql (the graphql-transport-ws "
@@ -98,7 +93,7 @@ def reread_cost(info: Info, users: int) -> int:
     the cost limit measures it (its prepared operation's, for the coerced variables),
     shared among the users it watches (at least 1 point). A schema without prepared
     operations (not one `build_schema` made, so never the gateway's) charges that 1 point."""
-    owner = prepared_operations_of(info.schema)
+    owner = owner_of(graphql_schema(info.schema))
     prepared = None if owner is None else owner.of_operation(info.operation)
     total = 0 if prepared is None else prepared.cost(info.variable_values)
     return max(1, math.ceil(total / max(users, 1)))

@@ -15,7 +15,6 @@ from typing import Any, TypeVar
 from loaders.cache import WritePublisher
 from loaders.dynamodb import Dynamo
 from loaders.errors import DynamoDBUnavailable
-from loaders.tables import Table
 from loaders.transactions import Staged, WriteConflict, Writes, commit
 
 __all__ = ["MAX_ATTEMPTS", "T", "WriteSession"]
@@ -76,24 +75,16 @@ class WriteSession:
                 await self.changes.wrote(writes.partitions())
             return result
 
-    @property
-    def writes_items(self) -> bool:
-        return any(writes.writes_items for writes in self.staged.values())
-
-    def entries(self) -> list[Staged]:
-        return [entry for writes in self.staged.values() for entry in writes.staged]
-
-    def partitions(self) -> list[tuple[Table, str]]:
-        return list(dict.fromkeys(p for w in self.staged.values() for p in w.partitions()))
-
     async def commit_with(self, record: Staged, *, token: str) -> dict[str, Any] | None:
         """Keyed: every field's writes and the key's record, in one transaction; then what
         the fields held is let go and their partitions are published, committed or not."""
+        fields = self.staged.values()
         try:
-            return await commit(self.dynamo, [*self.entries(), record], token=token)
+            entries = [entry for writes in fields for entry in writes.staged]
+            return await commit(self.dynamo, [*entries, record], token=token)
         finally:
             await self.close()
-            await self.changes.wrote(self.partitions())
+            await self.changes.wrote([p for writes in fields for p in writes.partitions()])
 
     async def close(self) -> None:
         """Let go of what the fields held (their locks), writing nothing more."""

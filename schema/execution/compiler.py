@@ -41,7 +41,7 @@ from schema.execution.plan import COLLECTION_DIRECTIVES, STRAWBERRY_DEFINITION, 
 from schema.field_reads import UndeclaredRead
 from schema.user import User
 
-__all__ = ["compile_object", "compile_operation", "compiled_or_why", "switches_of"]
+__all__ = ["compile_object", "compiled_or_why", "switches_of"]
 
 #: Merged field nodes by response name, in the order the response has them.
 Grouped: TypeAlias = dict[str, list[FieldNode]]
@@ -85,17 +85,6 @@ def switches_of(
                         names.add(value.name.value)
             stack.append(getattr(selection, "selection_set", None))
     return tuple(sorted(names))
-
-
-def compile_operation(
-    schema: GraphQLSchema,
-    operation: OperationDefinitionNode,
-    fragments: Mapping[str, FragmentDefinitionNode],
-    variables: VariableValues,
-) -> CompiledOperation | None:
-    """The operation compiled for these `@include`/`@skip` values, or None if it declines."""
-    compiled = compiled_or_why(schema, operation, fragments, variables)
-    return compiled if isinstance(compiled, CompiledOperation) else None
 
 
 def compiled_or_why(

@@ -40,7 +40,7 @@ from graphql.pyutils import AwaitableOrValue, is_awaitable
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
 from schema.access_plan import plan_partitions, reads_of, user_fields
-from schema.execution.compiler import compile_operation, switches_of
+from schema.execution.compiler import compiled_or_why, switches_of
 from schema.execution.operation import CompiledOperation
 from schema.execution.plan import STRAWBERRY_DEFINITION
 from schema.plan_prices import PRICES
@@ -191,11 +191,11 @@ class CompiledExecutionContext(ReferenceExecutionContext):
             return None
         operation, variables = self.operation, self.variable_values
         switches = prepared.switches(lambda: switches_of(operation, self.fragment_definitions))
-        found: CompiledOperation | None = prepared.compiled(
+        found = prepared.compiled(
             (id(operation), *(variables.coerced.get(name) for name in switches)),
-            lambda: compile_operation(self.schema, operation, self.fragment_definitions, variables),
+            lambda: compiled_or_why(self.schema, operation, self.fragment_definitions, variables),
         )
-        return found
+        return found if isinstance(found, CompiledOperation) else None
 
 
 def _weakly(method: Callable[..., T]) -> Callable[..., T]:

@@ -53,7 +53,6 @@ __all__ = [
     "QUERY_ROOTS",
     "CompiledOperation",
     "PlannedField",
-    "PlannedInfo",
     "RootField",
 ]
 

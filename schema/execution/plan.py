@@ -38,6 +38,7 @@ from graphql import (
     GraphQLObjectType,
     GraphQLOutputType,
     GraphQLSchema,
+    get_nullable_type,
     is_leaf_type,
     is_object_type,
 )
@@ -167,14 +168,12 @@ def _built_in(argument_type: StrawberryType | type | object) -> bool:
     return isinstance(supertype, type) and issubclass(supertype, _BUILT_IN_ARGUMENTS)
 
 
-def _reader(definition: object, resolve: Callable[..., Any] | None) -> Callable[[Any], Any] | None:
+def _reader(definition: object, resolve: Callable[..., Any]) -> Callable[[Any], Any] | None:
     """The default resolver's read, without its call chain when it is `getattr`."""
     if not isinstance(definition, StrawberryField) or definition.base_resolver is not None:
         return None
     if definition.default_resolver is getattr:
         return attrgetter(definition.python_name)
-    if resolve is None:
-        return None
     # A configured default resolver: strawberry's own wrapper, which ignores `info`.
     return lambda source: resolve(source, None)
 
@@ -186,41 +185,29 @@ def _typed(
     planned: StrawberryField | None = None,
 ) -> PlainField | None:
     non_null = isinstance(field_type, GraphQLNonNull)
-    named = field_type.of_type if isinstance(field_type, GraphQLNonNull) else field_type
-    if isinstance(named, GraphQLList):
-        items = named.of_type
-        items_non_null = isinstance(items, GraphQLNonNull)
-        item = items.of_type if isinstance(items, GraphQLNonNull) else items
-        if is_leaf_type(item):
-            return PlainField(
-                response_name,
-                LEAF_LIST,
-                read,
-                _coercer(item),
-                non_null=non_null,
-                items_non_null=items_non_null,
-                planned=planned,
-            )
-        if is_object_type(item) and item.is_type_of is None:
-            return PlainField(
-                response_name,
-                OBJECT_LIST,
-                read,
-                non_null=non_null,
-                items_non_null=items_non_null,
-                object_type=item,
-                planned=planned,
-            )
-        return None
+    nullable = get_nullable_type(field_type)
+    many = isinstance(nullable, GraphQLList)
+    items = nullable.of_type if isinstance(nullable, GraphQLList) else nullable
+    items_non_null = isinstance(items, GraphQLNonNull)
+    named = get_nullable_type(items)
+    coerce: Callable[[Any], Any] | None = None
+    object_type: GraphQLObjectType | None = None
     if is_leaf_type(named):
-        return PlainField(
-            response_name, LEAF, read, _coercer(named), non_null=non_null, planned=planned
-        )
-    if is_object_type(named) and named.is_type_of is None:
-        return PlainField(
-            response_name, OBJECT, read, non_null=non_null, object_type=named, planned=planned
-        )
-    return None
+        kind, coerce = (LEAF_LIST if many else LEAF), _coercer(named)
+    elif is_object_type(named) and named.is_type_of is None:
+        kind, object_type = (OBJECT_LIST if many else OBJECT), named
+    else:
+        return None
+    return PlainField(
+        response_name,
+        kind,
+        read,
+        coerce,
+        non_null=non_null,
+        items_non_null=items_non_null,
+        object_type=object_type,
+        planned=planned,
+    )
 
 
 def _coercer(leaf: Any) -> Callable[[Any], Any]:

@@ -19,9 +19,9 @@ from loaders.entities import PAYDAY
 from loaders.tables import TableNames
 from schema.clock import FixedClock
 from schema.context import build_context
-from schema.every_field import every_field
 from schema.principal import DASHBOARD, Principal
 from schema.root import build_schema
+from support.every_field import every_field
 from support.seed import RECURRING_PER_MINE, RITUALS_PER_MINE, seed_users
 from tests.conftest import NOW
 

@@ -18,9 +18,9 @@ from graphql.utilities import build_ast_schema
 from gateway.cli.main import schema_sdl
 from schema.cost_directives import COST_SPEC_URL, ListSize, cost_directives
 from schema.cost_policy import GATEWAY_COST_POLICY
-from schema.every_field import every_field
 from schema.extensions.measures import query_cost
 from schema.root import build_schema
+from support.every_field import every_field
 from tests.federation.demand_control import static_estimate
 
 FOLDER = Path(__file__).parent

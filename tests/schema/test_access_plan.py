@@ -18,8 +18,8 @@ from loaders.dynamodb import Dynamo
 from schema import access_plan
 from schema.clock import FixedClock
 from schema.context import build_context
-from schema.every_field import every_field
 from schema.execution import operation
+from support.every_field import every_field
 from tests.conftest import NOW, CallCounter
 from tests.schema.conftest import DASHBOARD_USER, data_of
 

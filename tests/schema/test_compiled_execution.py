@@ -49,7 +49,7 @@ from loaders.live.feed_watch import FeedWatch
 from loaders.tables import create_tables
 from schema.clock import FixedClock
 from schema.context import build_context
-from schema.execution.compiler import compile_object, compile_operation
+from schema.execution.compiler import compile_object, compiled_or_why
 from schema.execution.executor import PassesPlainFields
 from schema.execution.generated import generate
 from schema.prepared import COMPILED_PER_OPERATION, PreparedOperations
@@ -299,7 +299,7 @@ async def test_generated_selections_reread_the_same(
 async def test_the_full_user_is_compiled_and_answers_the_same(
     dynamo: Dynamo, cache: CoherentCache
 ) -> None:
-    from schema.every_field import every_field
+    from support.every_field import every_field
 
     query = f"query($ids: [ID!]!) {{ users(ids: $ids) {every_field(COMPILED._schema, 'User')} }}"
     answered, fell_back = COUNTS.compiled, COUNTS.fell_back
@@ -347,7 +347,7 @@ async def test_generated_entities_answer_the_same_in_the_subgraph(
 
 
 async def test_a_routers_full_entities_are_compiled(dynamo: Dynamo) -> None:
-    from schema.every_field import every_field
+    from support.every_field import every_field
 
     query = (
         "query($reps: [_Any!]!) { _entities(representations: $reps) { ... on User "
@@ -457,9 +457,9 @@ async def test_a_document_compiles_once_per_set_of_include_values(
 
     def counted(*args: Any) -> Any:
         compiled.append(args[3].coerced)
-        return compile_operation(*args)
+        return compiled_or_why(*args)
 
-    monkeypatch.setattr("schema.execution.executor.compile_operation", counted)
+    monkeypatch.setattr("schema.execution.executor.compiled_or_why", counted)
     owner = PreparedOperations()
     schema = build_schema(prepared=owner)
     query = (

@@ -15,10 +15,10 @@ from loaders.dynamodb import Dynamo
 from schema import access_plan
 from schema.clock import FixedClock
 from schema.context import build_context
-from schema.every_field import every_field
 from schema.plan_prices import PRICES, READ_UNIT_PRICE, VCPU_HOUR_PRICE, PlanCost, Prices
 from schema.prepared import PreparedOperations
 from schema.root import build_schema
+from support.every_field import every_field
 from tests.conftest import CallCounter
 from tests.schema.conftest import DASHBOARD_USER, data_of
 
