@@ -59,9 +59,6 @@ class GatewayErrors(SchemaExtension):
     public hooks: each streamed result as it is yielded, else the operation's result once
     the operation ends (what strawberry's `MaskErrors` does, with the gateway's codes)."""
 
-    def __init__(self) -> None:
-        self.streamed = False
-
     def on_operation(self) -> Iterator[None]:
         self.streamed = False
         yield
@@ -88,15 +85,11 @@ class GatewayErrors(SchemaExtension):
             original = error.original_error
             if isinstance(original, GatewayError):
                 error.extensions = original.graphql_extensions()
-                processed.append(error)
-            elif _is_bad_variable(error):
+            elif _is_bad_variable(error) or _is_bad_argument(error):
                 # A variable that does not coerce (an unreal Date, a Decimal that is not a
-                # number, a missing required field): the client's input, as Apollo codes it.
+                # number, a missing required field), or an argument: the client's input, as
+                # Apollo codes it.
                 error.extensions = {"code": "BAD_USER_INPUT"}
-                processed.append(error)
-            elif _is_bad_argument(error):
-                error.extensions = {"code": "BAD_USER_INPUT"}
-                processed.append(error)
             elif _is_internal(error):
                 logger.error(
                     "internal error in %s (request %s)",
@@ -104,7 +97,7 @@ class GatewayErrors(SchemaExtension):
                     request_id,
                     exc_info=original,
                 )
-                masked = GraphQLError(
+                error = GraphQLError(
                     INTERNAL_MESSAGE,
                     nodes=error.nodes,
                     source=error.source,
@@ -112,7 +105,5 @@ class GatewayErrors(SchemaExtension):
                     path=error.path,
                     extensions={"code": "INTERNAL_SERVER_ERROR", "requestId": request_id},
                 )
-                processed.append(masked)
-            else:
-                processed.append(error)
+            processed.append(error)
         return processed
