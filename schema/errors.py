@@ -13,7 +13,7 @@ from strawberry.types import StreamExecutionResult
 
 from loaders.errors import GatewayError
 
-__all__ = ["INTERNAL_MESSAGE", "Forbidden", "GatewayErrors", "QueryTooComplex"]
+__all__ = ["INTERNAL_MESSAGE", "Forbidden", "GatewayErrors", "QueryTooComplex", "graphql_error"]
 
 logger = logging.getLogger("gateway.errors")
 
@@ -34,6 +34,11 @@ class QueryTooComplex(GatewayError):
             f"Query {limit_name} {figure} is over the limit of {limit}",
             extensions={"limit": limit_name, "maximum": limit, "actual": figure},
         )
+
+
+def graphql_error(error: GatewayError) -> GraphQLError:
+    """A request error (no path, no `data`), coded by the GatewayError it carries."""
+    return GraphQLError(error.message, extensions=error.graphql_extensions(), original_error=error)
 
 
 def _is_internal(error: GraphQLError) -> bool:
