@@ -90,6 +90,7 @@ async def checks(settings: Settings, iterations: int) -> tuple[float, float]:
 
     class _Context:  # what BudgetCharge reads of strawberry's execution context
         schema = build_schema()
+        query = LISTED
         operation_name = None
         variables = None
         graphql_document = document

@@ -13,7 +13,7 @@ from strawberry.types import StreamExecutionResult
 
 from loaders.errors import GatewayError
 
-__all__ = ["INTERNAL_MESSAGE", "Forbidden", "GatewayErrors", "QueryTooComplex"]
+__all__ = ["INTERNAL_MESSAGE", "Forbidden", "GatewayErrors", "QueryTooComplex", "graphql_error"]
 
 logger = logging.getLogger("gateway.errors")
 
@@ -34,6 +34,11 @@ class QueryTooComplex(GatewayError):
             f"Query {limit_name} {figure} is over the limit of {limit}",
             extensions={"limit": limit_name, "maximum": limit, "actual": figure},
         )
+
+
+def graphql_error(error: GatewayError) -> GraphQLError:
+    """A request error (no path, no `data`), coded by the GatewayError it carries."""
+    return GraphQLError(error.message, extensions=error.graphql_extensions(), original_error=error)
 
 
 def _is_internal(error: GraphQLError) -> bool:
@@ -58,9 +63,6 @@ class GatewayErrors(SchemaExtension):
     """Codes every error of an answer and masks the internal ones, through strawberry's
     public hooks: each streamed result as it is yielded, else the operation's result once
     the operation ends (what strawberry's `MaskErrors` does, with the gateway's codes)."""
-
-    def __init__(self) -> None:
-        self.streamed = False
 
     def on_operation(self) -> Iterator[None]:
         self.streamed = False
@@ -88,15 +90,11 @@ class GatewayErrors(SchemaExtension):
             original = error.original_error
             if isinstance(original, GatewayError):
                 error.extensions = original.graphql_extensions()
-                processed.append(error)
-            elif _is_bad_variable(error):
+            elif _is_bad_variable(error) or _is_bad_argument(error):
                 # A variable that does not coerce (an unreal Date, a Decimal that is not a
-                # number, a missing required field): the client's input, as Apollo codes it.
+                # number, a missing required field), or an argument: the client's input, as
+                # Apollo codes it.
                 error.extensions = {"code": "BAD_USER_INPUT"}
-                processed.append(error)
-            elif _is_bad_argument(error):
-                error.extensions = {"code": "BAD_USER_INPUT"}
-                processed.append(error)
             elif _is_internal(error):
                 logger.error(
                     "internal error in %s (request %s)",
@@ -104,7 +102,7 @@ class GatewayErrors(SchemaExtension):
                     request_id,
                     exc_info=original,
                 )
-                masked = GraphQLError(
+                error = GraphQLError(
                     INTERNAL_MESSAGE,
                     nodes=error.nodes,
                     source=error.source,
@@ -112,7 +110,5 @@ class GatewayErrors(SchemaExtension):
                     path=error.path,
                     extensions={"code": "INTERNAL_SERVER_ERROR", "requestId": request_id},
                 )
-                processed.append(masked)
-            else:
-                processed.append(error)
+            processed.append(error)
         return processed

@@ -61,32 +61,14 @@ def parse_roles(raw: str) -> list[str]:
 
 
 def run_token(args: argparse.Namespace, settings: Settings) -> int:
-    secret = settings.auth_hs256_secret
-    if not secret:
-        path = dev_secret_path()
-        try:
-            secret = read_dev_secret(path)
-        except DevSecretError as error:
-            print(f"insight-gateway: {error}", file=sys.stderr)
-            return 2
-        if secret is None:
-            print(
-                "insight-gateway: INSIGHT_AUTH_HS256_SECRET is not set, and this checkout has "
-                f"no development secret ({path}; `make serve` makes one)",
-                file=sys.stderr,
-            )
-            return 2
-    lifetime = timedelta(seconds=args.lifetime)
-    if not timedelta(seconds=1) <= lifetime <= MAX_LIFETIME:
-        print(
-            f"insight-gateway: --lifetime must be 1 to {int(MAX_LIFETIME.total_seconds())} seconds",
-            file=sys.stderr,
-        )
-        return 2
-    if not args.sub.strip():
-        print("insight-gateway: --sub must not be empty", file=sys.stderr)
-        return 2
     try:
+        secret = settings.auth_hs256_secret or _dev_secret()
+        lifetime = timedelta(seconds=args.lifetime)
+        if not timedelta(seconds=1) <= lifetime <= MAX_LIFETIME:
+            longest = int(MAX_LIFETIME.total_seconds())
+            raise SettingsError(f"--lifetime must be 1 to {longest} seconds")
+        if not args.sub.strip():
+            raise SettingsError("--sub must not be empty")
         token = mint_token(
             secret,
             args.sub,
@@ -96,8 +78,19 @@ def run_token(args: argparse.Namespace, settings: Settings) -> int:
             issuer=settings.auth_issuer,
             audience=settings.auth_audience,
         )
-    except SettingsError as error:
+    except (SettingsError, DevSecretError) as error:
         print(f"insight-gateway: {error}", file=sys.stderr)
         return 2
     print(token)
     return 0
+
+
+def _dev_secret() -> str:
+    path = dev_secret_path()
+    secret = read_dev_secret(path)
+    if secret is None:
+        raise SettingsError(
+            "INSIGHT_AUTH_HS256_SECRET is not set, and this checkout has "
+            f"no development secret ({path}; `make serve` makes one)"
+        )
+    return secret

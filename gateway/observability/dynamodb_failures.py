@@ -47,11 +47,9 @@ class FailureLog:
         *,
         per_second: int = DEFAULT_PER_SECOND,
         clock: Callable[[], float] = time.monotonic,
-        log: logging.Logger = logger,
     ) -> None:
         self._per_second = per_second
         self._clock = clock
-        self._log = log
         self._windows: dict[tuple[str, str], _Window] = {}
 
     def observe_call(self, call: FinishedCall) -> None:
@@ -96,7 +94,7 @@ class FailureLog:
         suppressed = self._admit((operation, code))
         if suppressed is None:
             return
-        self._log.warning(
+        logger.warning(
             "DynamoDB %s on %s failed after %d attempt(s) in %.3f s: %s%s%s",
             operation,
             ", ".join(tables) or "-",

@@ -71,14 +71,15 @@ async def readyz(request: Request) -> JSONResponse:
     resources = resources_of(request.app)
     if resources is None:
         # Known without a call, and must show at once (shutting down): never remembered.
-        return _unready("the DynamoDB client is not open (lifespan not run, or shutting down)")
-    dynamo = resources.dynamo
-    memory: ReadinessMemory | None = request.app.state.readiness
+        ready = _not_ready("the DynamoDB client is not open (lifespan not run, or shutting down)")
+    else:
+        dynamo = resources.dynamo
+        memory: ReadinessMemory | None = request.app.state.readiness
 
-    async def look() -> bool:
-        return await _tables_ready(request.app.state.settings, dynamo)
+        async def look() -> bool:
+            return await _tables_ready(request.app.state.settings, dynamo)
 
-    ready = await (memory.ready(look) if memory is not None else look())
+        ready = await (memory.ready(look) if memory is not None else look())
     if ready:
         return JSONResponse({"status": "ready"})
     return JSONResponse({"status": "unavailable"}, status_code=503)
@@ -115,23 +116,12 @@ async def _describe_tables(dynamo: Dynamo, names: Iterable[str]) -> list[dict[st
     # is left running (and retrying on a client about to close) after the answer.
     try:
         async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(_table_status(dynamo, name)) for name in names]
+            tasks = [group.create_task(dynamo.call("describe_table", TableName=n)) for n in names]
     except BaseExceptionGroup as failures:
         raise failures.exceptions[0]  # noqa: B904 (its own cause is the one to keep)
-    return [task.result() for task in tasks]
-
-
-async def _table_status(dynamo: Dynamo, name: str) -> dict[str, Any]:
-    response = await dynamo.call("describe_table", TableName=name)
-    table: dict[str, Any] = response["Table"]
-    return table
+    return [task.result()["Table"] for task in tasks]
 
 
 def _not_ready(reason: str) -> bool:
     logger.warning("not ready: %s", reason)
     return False
-
-
-def _unready(reason: str) -> JSONResponse:
-    _not_ready(reason)
-    return JSONResponse({"status": "unavailable"}, status_code=503)

@@ -199,24 +199,17 @@ class Metrics:
     def count_errors(self, errors: Iterable[Mapping[str, Any]]) -> None:
         """Errors as a client was answered them, over HTTP (a payload's `errors`) or over a
         WebSocket (an `error` message's payload, a `next` message's `errors`): each one
-        counted under its `extensions.code`. The one place either transport counts."""
-        for code in answered_codes(errors):
-            self.operation_errors.labels(code).inc()
+        counted under its `extensions.code` (`UNCODED` without one). The one place either
+        transport counts."""
+        for error in errors:
+            code = (error.get("extensions") or {}).get("code") or "UNCODED"
+            self.operation_errors.labels(str(code)).inc()
 
     def count_idempotency(self, outcome: str) -> None:
         self.idempotency.labels(outcome).inc()
 
-    def middleware(self, app: ASGIApp) -> ASGIApp:
-        return HttpMetrics(app, self)
-
     async def endpoint(self, request: Request) -> Response:
         return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)
-
-
-def answered_codes(errors: Iterable[Mapping[str, Any]]) -> Iterator[str]:
-    """The `extensions.code` of each formatted error (`UNCODED` where it has none)."""
-    for error in errors:
-        yield str((error.get("extensions") or {}).get("code") or "UNCODED")
 
 
 def operation_outcome(data: Mapping[str, Any] | None, errors: Sequence[GraphQLError]) -> str:

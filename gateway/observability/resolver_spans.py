@@ -67,9 +67,8 @@ class ResolverSpans(OpenTelemetryExtension, PassesPlainFields):
         span.end()
 
     def on_execute(self) -> Iterator[None]:
-        if self.operation is None:
-            yield
-            return
+        # strawberry executes inside the operation, whose hook has set its span.
+        assert self.operation is not None
         token = context.attach(self.operation)
         try:
             yield

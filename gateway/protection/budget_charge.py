@@ -24,6 +24,7 @@ from strawberry.types.graphql import OperationType
 from gateway.protection.rate_limit import Budgets, record_charge
 from loaders.errors import GatewayError
 from schema.context import Context
+from schema.errors import graphql_error
 from schema.extensions.measures import token_count
 from schema.graphql_schema import graphql_schema
 from schema.prepared import PreparedOperations
@@ -64,13 +65,13 @@ class BudgetCharge(SchemaExtension):
             refusal = await self._charge_refused()
             if refusal is None:
                 raise
-            raise _error_of(refusal) from error
+            raise graphql_error(refusal) from error
         # strawberry's result (not graphql-core's): errors and no data is a refusal.
         result = self.execution_context.result
         if result is not None and result.errors and result.data is None:
             refusal = await self._charge_refused()
             if refusal is not None:
-                result.errors = [_error_of(refusal)]
+                result.errors = [graphql_error(refusal)]
 
     async def _charge_refused(self) -> GatewayError | None:
         """Charges a document refused before execution by its size; the refusal, if the
@@ -120,14 +121,5 @@ class BudgetCharge(SchemaExtension):
                 if context.operation_type is OperationType.SUBSCRIPTION:
                     # strawberry starts a subscription whatever the result: refuse it here.
                     raise refusal
-                context.result = _refused(refusal)
+                context.result = ExecutionResult(data=None, errors=[graphql_error(refusal)])
         yield
-
-
-def _refused(error: GatewayError) -> ExecutionResult:
-    return ExecutionResult(data=None, errors=[_error_of(error)])
-
-
-def _error_of(error: GatewayError) -> GraphQLError:
-    # No path: a request error (no `data`), coded by the GatewayError it carries.
-    return GraphQLError(error.message, extensions=error.graphql_extensions(), original_error=error)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import bisect
 import time
-from collections import Counter
 from dataclasses import dataclass
 
 from limits.aio.storage import MovingWindowSupport, Storage
@@ -36,8 +35,8 @@ class Entry:
 
 
 class LoopMemoryStorage(Storage, MovingWindowSupport):
-    """Moving windows (and limits' plain counters) in this process's memory, swept on the
-    loop. No lock is needed: nothing here awaits, so each call is whole on the loop."""
+    """Moving windows in this process's memory, swept on the loop. No lock is needed:
+    nothing here awaits, so each call is whole on the loop."""
 
     #: The shortest time between two sweeps.
     SWEEP_SECONDS = 1.0
@@ -46,8 +45,6 @@ class LoopMemoryStorage(Storage, MovingWindowSupport):
         super().__init__()
         #: Each key's entries, newest first.
         self.events: dict[str, list[Entry]] = {}
-        self.counters: Counter[str] = Counter()
-        self.expirations: dict[str, float] = {}
         self._swept = 0.0
 
     @property
@@ -62,7 +59,7 @@ class LoopMemoryStorage(Storage, MovingWindowSupport):
         self.sweep(time.time())
 
     def sweep(self, now: float) -> None:
-        """Drop the entries and counters expired at `now`."""
+        """Drop the entries expired at `now`."""
         for key, entries in list(self.events.items()):
             # Newest first: the entries still alive are a prefix.
             alive = bisect.bisect_left(entries, -now, key=lambda entry: -entry.expiry)
@@ -70,10 +67,6 @@ class LoopMemoryStorage(Storage, MovingWindowSupport):
                 del entries[alive:]
             else:
                 del self.events[key]
-        for key, expiry in list(self.expirations.items()):
-            if expiry <= now:
-                self.counters.pop(key, None)
-                del self.expirations[key]
 
     # --- the moving window (MovingWindowSupport) -----------------------------------------
 
@@ -96,36 +89,28 @@ class LoopMemoryStorage(Storage, MovingWindowSupport):
             return entries[inside - 1].atime, inside
         return now, 0
 
-    # --- limits' plain counters (Storage) ------------------------------------------------
-
-    async def incr(self, key: str, expiry: float, amount: int = 1) -> int:
-        await self.get(key)
-        self._maybe_sweep()
-        self.counters[key] += amount
-        if self.counters[key] == amount:
-            self.expirations[key] = time.time() + expiry
-        return self.counters[key]
-
-    async def get(self, key: str) -> int:
-        if self.expirations.get(key, 0) <= time.time():
-            self.counters.pop(key, None)
-            self.expirations.pop(key, None)
-        return self.counters.get(key, 0)
-
-    async def get_expiry(self, key: str) -> float:
-        return self.expirations.get(key, time.time())
+    # --- the rest of limits' Storage -----------------------------------------------------
 
     async def check(self) -> bool:
         return True
 
     async def reset(self) -> int | None:
-        count = max(len(self.counters), len(self.events))
-        self.counters.clear()
-        self.expirations.clear()
+        count = len(self.events)
         self.events.clear()
         return count
 
     async def clear(self, key: str) -> None:
-        self.counters.pop(key, None)
-        self.expirations.pop(key, None)
         self.events.pop(key, None)
+
+    # --- limits' plain counters (Storage): abstract there, unused here ------------------
+    # The budgets use moving windows only: limits calls these from its fixed- and
+    # sliding-window limiters, never from MovingWindowRateLimiter.
+
+    async def incr(self, key: str, expiry: float, amount: int = 1) -> int:
+        raise NotImplementedError
+
+    async def get(self, key: str) -> int:
+        raise NotImplementedError
+
+    async def get_expiry(self, key: str) -> float:
+        raise NotImplementedError

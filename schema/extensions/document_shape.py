@@ -32,11 +32,12 @@ from graphql import (
 )
 
 from schema.extensions.walk import (
-    FieldStep,
+    counted,
     fold,
     fragment_order,
     fragment_values,
     fragments_of,
+    keep,
     spreads_in,
 )
 
@@ -69,26 +70,14 @@ def selection_count(document: DocumentNode) -> int:
             selection_set,
             None,
             combine=add,
-            field=_one_more,
-            inline=_inline,
+            field=counted,
+            # The inline fragment itself is a selection; its selections are counted by the fold.
+            inline=keep,
             spread=lambda name: 1 + fragment(name),
         )
 
     fragment_count = fragment_values(document, lambda fragment, s: count(fragment.selection_set, s))
     return sum(count(root, fragment_count) for root in _roots(document))
-
-
-def _one_more(node: FieldNode, scope: None) -> FieldStep[None]:
-    return None, _plus_one
-
-
-def _plus_one(value: int) -> int:
-    return value + 1
-
-
-def _inline(node: InlineFragmentNode, scope: None) -> None:
-    # The inline fragment itself is a selection; its selections are counted by the fold.
-    return scope
 
 
 def fragment_depth(document: DocumentNode) -> int:

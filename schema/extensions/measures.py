@@ -36,7 +36,7 @@ from graphql import (
 from graphql.execution.values import get_variable_values
 from graphql.language import Lexer, Source, TokenKind
 
-from schema.extensions.walk import FieldStep, fold, fragment_values
+from schema.extensions.walk import FieldStep, counted, fold, fragment_values, keep, plus_one, same
 
 __all__ = [
     "COST_METADATA_KEY",
@@ -95,7 +95,7 @@ def query_depth(document: DocumentNode, operation_name: str | None = None) -> in
     """The deepest field nesting of the executed operations (a root field is depth 1)."""
 
     def depth(selection_set: SelectionSetNode, spread: Callable[[str], int]) -> int:
-        return fold(selection_set, None, combine=max, field=_deeper, inline=_keep, spread=spread)
+        return fold(selection_set, None, combine=max, field=counted, inline=keep, spread=spread)
 
     fragment_depth = fragment_values(document, lambda fragment, s: depth(fragment.selection_set, s))
     deepest = 0
@@ -114,7 +114,7 @@ def alias_count(document: DocumentNode, operation_name: str | None = None) -> in
     """Aliased fields the executed operations would resolve, each fragment spread counted."""
 
     def aliases(selection_set: SelectionSetNode, spread: Callable[[str], int]) -> int:
-        return fold(selection_set, None, combine=add, field=_aliased, inline=_keep, spread=spread)
+        return fold(selection_set, None, combine=add, field=_aliased, inline=keep, spread=spread)
 
     fragment_aliases = fragment_values(
         document, lambda fragment, s: aliases(fragment.selection_set, s)
@@ -128,24 +128,8 @@ def alias_count(document: DocumentNode, operation_name: str | None = None) -> in
     )
 
 
-def _deeper(node: FieldNode, scope: None) -> FieldStep[None]:
-    return None, _plus_one
-
-
-def _plus_one(value: int) -> int:
-    return value + 1
-
-
 def _aliased(node: FieldNode, scope: None) -> FieldStep[None]:
-    return None, (_plus_one if node.alias is not None else _same)
-
-
-def _same(value: int) -> int:
-    return value
-
-
-def _keep(node: InlineFragmentNode, scope: None) -> None:
-    return scope
+    return None, (plus_one if node.alias is not None else same)
 
 
 @dataclass(frozen=True, slots=True)

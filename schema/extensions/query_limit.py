@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from graphql import GraphQLError, GraphQLSyntaxError
 from strawberry.extensions import SchemaExtension
 
-from schema.errors import QueryTooComplex
+from schema.errors import QueryTooComplex, graphql_error
 from schema.extensions.measures import token_count
 from schema.graphql_schema import graphql_schema
 
@@ -39,8 +39,7 @@ class QueryLimits:
 
 def too_complex(limit_name: str, maximum: int, figure: int) -> GraphQLError:
     """The GraphQL error of a query over a limit, coded QUERY_TOO_COMPLEX."""
-    error = QueryTooComplex(limit_name, maximum, figure)
-    return GraphQLError(error.message, extensions=error.graphql_extensions(), original_error=error)
+    return graphql_error(QueryTooComplex(limit_name, maximum, figure))
 
 
 #: A measured limit: its name in the error, its maximum and its figure of an operation for

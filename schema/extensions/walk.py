@@ -129,7 +129,7 @@ def fold(
     field is worth what `field`'s finish makes of its own selections' value, an inline
     fragment its selections' value in the scope `inline` gives, and a spread `spread(name)`.
     """
-    stack: list[_Frame[S]] = [_Frame(iter(selection_set.selections), scope, _same)]
+    stack: list[_Frame[S]] = [_Frame(iter(selection_set.selections), scope, same)]
     while True:
         frame = stack[-1]
         selection = next(frame.selections, None)
@@ -150,13 +150,30 @@ def fold(
                 stack.append(_Frame(selections, step[0], step[1]))
         elif isinstance(selection, InlineFragmentNode):
             inner = inline(selection, frame.scope)
-            stack.append(_Frame(iter(selection.selection_set.selections), inner, _same))
+            stack.append(_Frame(iter(selection.selection_set.selections), inner, same))
         elif isinstance(selection, FragmentSpreadNode):
             frame.value = combine(frame.value, spread(selection.name.value))
 
 
-def _same(value: int) -> int:
+# The usual steps of a fold.
+
+
+def same(value: int) -> int:
     return value
+
+
+def plus_one(value: int) -> int:
+    return value + 1
+
+
+def counted(node: FieldNode, scope: None) -> FieldStep[None]:
+    """A field worth one more than its selections."""
+    return None, plus_one
+
+
+def keep(node: InlineFragmentNode, scope: S) -> S:
+    """An inline fragment's selections, in its parent's scope."""
+    return scope
 
 
 def fragment_values(
