@@ -31,7 +31,7 @@ from gateway.observability.metrics import HttpMetrics, Metrics
 from gateway.observability.subscription_metrics import SubscriptionMetrics
 from gateway.observability.tracing import tracing_from_settings
 from gateway.operations.gate import OperationGate
-from gateway.operations.hosts import hosts_checked, hosts_middleware
+from gateway.operations.hosts import hosts_middleware
 from gateway.protection.budget_charge import BudgetCharge
 from gateway.protection.rate_limit import Budgets
 from gateway.resources import open_dynamo, settled_collector
@@ -198,11 +198,9 @@ def create_app(
         ],
         lifespan=lifespan,
     )
-    app.serve_sockets(graphql.serve_socket, lambda lane: hosts_checked(lane, settings))
-    stream: ASGIApp = graphql
-    for middleware, args, options in reversed(cors_middleware(settings)):
-        stream = middleware(stream, *args, **options)
-    app.serve_stream = hosts_checked(stream, settings)
+    # The paths outside the middleware stack, behind the checks of it they need.
+    app.serve_sockets(graphql.serve_socket, lambda lane: _wrapped(lane, hosts_middleware(settings)))
+    app.serve_stream = _wrapped(graphql, [*hosts_middleware(settings), *cors_middleware(settings)])
     # Ended at SIGTERM by uvicorn's HTTP protocol (gateway/live_http/server_protocol.py).
     app.state.live_streams = graphql.open_streams
     app.state.resources = None
@@ -210,4 +208,11 @@ def create_app(
     app.state.readiness = ReadinessMemory(settings.readyz_cache_seconds)
     app.state.subscription_metrics = subscription_metrics
     tracing.install(app)
+    return app
+
+
+def _wrapped(app: ASGIApp, middleware: list[Middleware]) -> ASGIApp:
+    """`app` behind `middleware`, the first outermost (as in Starlette's stack)."""
+    for cls, args, options in reversed(middleware):
+        app = cls(app, *args, **options)
     return app
