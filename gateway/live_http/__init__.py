@@ -6,7 +6,8 @@ connections) and Apollo's multipart subscriptions, on /graphql by the request's 
 - `resume.py`: `Last-Event-ID` / `extensions.lastEventId`, and the resumed subscription;
 - `stream_cookie.py`: a browser's `EventSource` credential (an HttpOnly cookie);
 - `view.py`: the view's hook (the checks, the operation run, the stream held);
-- `server_protocol.py`: uvicorn's HTTP protocol, ending the streams at SIGTERM.
+- `server_protocol.py`: uvicorn's HTTP protocol, its request head bounded, ending the
+  streams at SIGTERM.
 
 The hub (schema.live) and the socket's bounds (gateway.subscriptions) are shared with the
 WebSocket transport.
