@@ -11,7 +11,6 @@ from starlette.middleware import Middleware
 from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp
 
-from gateway.cache import open_cache
 from gateway.http.batch import BatchStart
 from gateway.http.cors import cors_middleware
 from gateway.http.graphiql import GraphiQLDefaults, graphiql_redirect_route, graphiql_static_mount
@@ -32,14 +31,15 @@ from gateway.observability.metrics import HttpMetrics, Metrics
 from gateway.observability.subscription_metrics import SubscriptionMetrics
 from gateway.observability.tracing import tracing_from_settings
 from gateway.operations.gate import OperationGate
-from gateway.operations.hosts import hosts_checked, hosts_middleware
+from gateway.operations.hosts import hosts_middleware
 from gateway.protection.budget_charge import BudgetCharge
 from gateway.protection.rate_limit import Budgets
 from gateway.resources import open_dynamo, settled_collector
 from gateway.settings import Settings
 from gateway.state import Resources, resources_of
 from gateway.subscriptions.lane import SOCKET_PATH, GatewayApp
-from loaders.cache import WritePublisher
+from loaders.cache import CoherentCache, WritePublisher
+from loaders.live.feed_watch import FeedWatch
 from loaders.lock import LockClient
 from schema.clock import Clock, SystemClock
 from schema.cost_policy import GATEWAY_COST_POLICY
@@ -87,12 +87,15 @@ def create_app(
                     live = await live_stack.enter_async_context(
                         open_live_data(settings, dynamo, metrics.registry, locks.owner_name)
                     )
-                    # The cache listens to the feed whether or not subscriptions are served.
-                    cache = (
-                        await live_stack.enter_async_context(open_cache(live.feed, settings))
-                        if settings.cache
-                        else None
-                    )
+                    # The cache (SPEC section 8) listens to the feed whether or not
+                    # subscriptions are served.
+                    cache = None
+                    if settings.cache:
+                        cache = CoherentCache(
+                            settings.cache_max_bytes,
+                            FeedWatch(max_lag_seconds=settings.cache_max_lag_seconds),
+                        )
+                        live_stack.callback(live.feed.listen(cache))
                     # The gateway's own writes: dropped from the cache and published as they
                     # are answered, so every replica and subscriber sees them at once (the
                     # stream carries them later too).
@@ -195,18 +198,21 @@ def create_app(
         ],
         lifespan=lifespan,
     )
-    app.serve_sockets(graphql.serve_socket, lambda lane: hosts_checked(lane, settings))
-    stream: ASGIApp = graphql
-    for middleware, args, options in reversed(cors_middleware(settings)):
-        stream = middleware(stream, *args, **options)
-    app.serve_stream = hosts_checked(stream, settings)
+    # The paths outside the middleware stack, behind the checks of it they need.
+    app.serve_sockets(graphql.serve_socket, lambda lane: _wrapped(lane, hosts_middleware(settings)))
+    app.serve_stream = _wrapped(graphql, [*hosts_middleware(settings), *cors_middleware(settings)])
     # Ended at SIGTERM by uvicorn's HTTP protocol (gateway/live_http/server_protocol.py).
     app.state.live_streams = graphql.open_streams
     app.state.resources = None
     app.state.settings = settings
     app.state.readiness = ReadinessMemory(settings.readyz_cache_seconds)
-    app.state.metrics = metrics
     app.state.subscription_metrics = subscription_metrics
-    app.state.field_usage = field_usage
     tracing.install(app)
+    return app
+
+
+def _wrapped(app: ASGIApp, middleware: list[Middleware]) -> ASGIApp:
+    """`app` behind `middleware`, the first outermost (as in Starlette's stack)."""
+    for cls, args, options in reversed(middleware):
+        app = cls(app, *args, **options)
     return app

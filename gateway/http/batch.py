@@ -34,11 +34,6 @@ class StartGate:
     def __init__(self, parties: int) -> None:
         self._waiting = parties
         self._open = asyncio.Event()
-        if parties <= 0:
-            self._open.set()
-
-    def arrival(self) -> Arrival:
-        return Arrival(self)
 
     def _arrive(self) -> None:
         self._waiting -= 1
@@ -87,7 +82,7 @@ async def run_in_order(
     pending: list[int] = []
 
     async def run(index: int, gate: StartGate | None = None) -> None:
-        arrival = None if gate is None else gate.arrival()
+        arrival = None if gate is None else Arrival(gate)
         try:
             results[index] = await steps[index](arrival)
         finally:

@@ -43,13 +43,29 @@ class GraphiQLDefaults:
         variables: str | None = None,
         local_assets: bool | None = None,
     ) -> str:
-        """The page; `query` and `variables` (a link's `?query=…&variables=…`) replace the
-        default query."""
-        return render_graphiql_page(
-            default_query=query or self.query,
-            default_variables=variables if query else None,
-            default_headers=self.headers,
-            local_assets=local_assets,
+        """The HTML of the page; `query` and `variables` (a link's `?query=…&variables=…`)
+        replace the default query. `local_assets` forces the local or the CDN assets
+        (default: local when fetched). Queries go to the page's own address."""
+        if local_assets is None:
+            local_assets = assets_present()
+        config = {
+            "defaultQuery": query or self.query or _WELCOME_QUERY,
+            "defaultVariables": (variables if query else None) or "",
+            "defaultHeaders": json.dumps(dict(self.headers), indent=2) if self.headers else "",
+        }
+        return _PAGE.format(
+            favicon=_FAVICON,
+            styles="\n".join(
+                f'    <link rel="stylesheet" {_attributes(asset, "href", local_assets)} />'
+                for asset in ASSETS
+                if asset.name.endswith(".css")
+            ),
+            scripts="\n".join(
+                f"    <script {_attributes(asset, 'src', local_assets)}></script>"
+                for asset in ASSETS
+                if asset.name.endswith(".js")
+            ),
+            config=_json_for_script(config),
         )
 
 
@@ -76,54 +92,13 @@ class _OptionalStaticFiles(StaticFiles):
             await super().check_config()
 
 
-def render_graphiql_page(
-    *,
-    default_query: str | None = None,
-    default_headers: Mapping[str, str] | None = None,
-    default_variables: str | None = None,
-    graphql_path: str | None = None,
-    local_assets: bool | None = None,
-    assets_path: str = ASSETS_PATH,
-) -> str:
-    """The HTML of the GraphiQL page.
-
-    `default_query` and `default_headers` pre-fill the editors (the embedded mode puts an example
-    query and a demo token there). `graphql_path` is where queries go (default: the page's own
-    address). `local_assets` forces the local or the CDN assets (default: local when fetched).
-    """
-    if local_assets is None:
-        local_assets = assets_present()
-    config = {
-        "graphqlPath": graphql_path,
-        "defaultQuery": default_query or _WELCOME_QUERY,
-        "defaultVariables": default_variables or "",
-        "defaultHeaders": json.dumps(dict(default_headers), indent=2) if default_headers else "",
-    }
-    styles = [a for a in ASSETS if a.name.endswith(".css")]
-    scripts = [a for a in ASSETS if a.name.endswith(".js")]
-    return _PAGE.format(
-        favicon=_FAVICON,
-        styles="\n".join(_stylesheet(a, local_assets, assets_path) for a in styles),
-        scripts="\n".join(_script(a, local_assets, assets_path) for a in scripts),
-        config=_json_for_script(config),
-    )
-
-
-def _attributes(asset: Asset, url_attribute: str, local: bool, assets_path: str) -> str:
-    url = f"{assets_path}/{asset.name}" if local else asset.cdn_url
+def _attributes(asset: Asset, url_attribute: str, local: bool) -> str:
+    url = f"{ASSETS_PATH}/{asset.name}" if local else asset.cdn_url
     # Subresource Integrity in both cases: the browser refuses a file that is not the pinned one.
     attributes = f'{url_attribute}="{html.escape(url)}" integrity="{asset.integrity}"'
     if not local:
         attributes += ' crossorigin="anonymous"'
     return attributes
-
-
-def _stylesheet(asset: Asset, local: bool, assets_path: str) -> str:
-    return f'    <link rel="stylesheet" {_attributes(asset, "href", local, assets_path)} />'
-
-
-def _script(asset: Asset, local: bool, assets_path: str) -> str:
-    return f"    <script {_attributes(asset, 'src', local, assets_path)}></script>"
 
 
 def _json_for_script(value: object) -> str:
@@ -180,7 +155,7 @@ _PAGE = """\
             "without internet access.</p>";
           return;
         }}
-        const url = new URL(config.graphqlPath || window.location.pathname, window.location.href);
+        const url = new URL(window.location.pathname, window.location.href);
         const http = GraphiQL.createFetcher({{ url: url.toString() }});
         const socketUrl = new URL(url.toString());
         socketUrl.protocol = url.protocol === "https:" ? "wss:" : "ws:";

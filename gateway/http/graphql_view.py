@@ -25,7 +25,6 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
-from strawberry.exceptions import MissingQueryError
 from strawberry.schema.base import BaseSchema
 from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
 from strawberry.types import ExecutionResult
@@ -61,11 +60,10 @@ from gateway.idempotency import Answer, Idempotency
 from gateway.live_http import LiveStreams, stream_kind
 from gateway.observability.field_usage import bind_client
 from gateway.observability.logs import bind_request_id
-from gateway.operations.gate import OperationGate, TrustMode
+from gateway.operations.gate import OperationGate
 from gateway.operations.kinds import OperationKinds
 from gateway.operations.operation import BadRequest, Operation
 from gateway.operations.payload import payload_of
-from gateway.operations.persisted_queries import PersistedQueries
 from gateway.operations.response_headers import forbid_framing, protect, rate_limit_headers
 from gateway.protection.rate_limit import start_charges
 from gateway.settings import Settings
@@ -96,35 +94,27 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets):
         *,
         settings: Settings,
         clock: Clock,
-        verifier: TokenVerifier | None = None,
+        gate: OperationGate,
+        keys: Idempotency,
         graphiql: GraphiQLDefaults | None = None,
-        gate: OperationGate | None = None,
         count_errors: Callable[[Iterable[Mapping[str, Any]]], None] | None = None,
-        keys: Idempotency | None = None,
     ) -> None:
         """`count_errors` is given the errors of every answer as the client sees them, over
         HTTP and over the socket alike (the metrics' `gateway_graphql_errors`); `keys`
         runs keyed mutations (SPEC section 9)."""
         self.schema = schema
-        #: GraphiQL is served on a browser's GET (INSIGHT_GRAPHIQL).
-        self.graphiql_on = settings.graphiql
         self.settings = settings
         self.configure_sockets(settings)
         self.clock = clock
-        self.verifier = verifier or TokenVerifier.from_settings(settings, clock)
-        self.gate = gate or OperationGate(
-            mode=TrustMode.OFF,
-            trusted=None,
-            bypass_roles=settings.trusted_documents_bypass_roles,
-            persisted_queries=PersistedQueries(settings.persisted_query_cache_size),
-        )
+        self.verifier = TokenVerifier.from_settings(settings, clock)
+        self.gate = gate
         self.kinds = OperationKinds(settings.max_query_tokens)
         # Rendered once: choosing local or CDN assets hashes the asset files.
         self.graphiql = graphiql or GraphiQLDefaults()
         self.local_assets = assets_present()
         self.graphiql_html = self.graphiql.render(local_assets=self.local_assets)
         self.count_errors = count_errors
-        self.keys = keys or Idempotency.from_settings(settings)
+        self.keys = keys
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
@@ -170,7 +160,8 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets):
             return False
         if "query" not in request.query_params:
             return True
-        return self.graphiql_on and "authorization" not in request.headers
+        # GraphiQL is served on a browser's GET (INSIGHT_GRAPHIQL).
+        return self.settings.graphiql and "authorization" not in request.headers
 
     async def respond(self, request: Request, request_id: str) -> Response:
         if request.method not in ("GET", "POST"):
@@ -181,7 +172,7 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets):
             )
         accept = request.headers.get("accept")
         if self.wants_graphiql(request, accept):
-            if not self.graphiql_on:
+            if not self.settings.graphiql:
                 raise HttpProblem(404, BadRequest("GraphiQL is turned off on this gateway"))
             return await self.render_graphiql(request)
         if (kind := stream_kind(accept)) is not None:  # SSE or multipart: gateway/live_http
@@ -210,12 +201,9 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets):
         request.state.graphql_operations = len(operations)
         try:
             if graphql_request.batched:
-                results = await self.run_batch(operations, context, allowed, request.method)
+                results = await self.run_batch(operations, context, allowed)
             else:
-                single = await self.run_operation(
-                    operations[0], context, allowed, request.method, media_type
-                )
-                results = [single]
+                results = [await self.run_operation(operations[0], context, allowed, media_type)]
         finally:
             context.reads.release()
         if graphql_request.batched:
@@ -272,7 +260,6 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets):
         operations: list[Operation],
         context: Context,
         allowed: frozenset[OperationType],
-        method: str,
     ) -> list[Result]:
         """Every operation of a batch, each checked and answered on its own, over the one
         Context (so one set of loaders) of the request: queries together, mutations in
@@ -288,7 +275,7 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets):
                 operation = context.for_operation(arrival)
                 try:
                     return await self.execute_keyed(
-                        text, operations[index], operation, allowed, method, None
+                        text, operations[index], operation, allowed, None
                     )
                 except HttpProblem as problem:
                     return problem.error
@@ -323,13 +310,12 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets):
         operation: Operation,
         context: Context,
         allowed: frozenset[OperationType],
-        method: str,
         media_type: str,
     ) -> Result:
         text = self.text_of(operation, context.principal)
         if isinstance(text, GatewayError):
             return text
-        return await self.execute_keyed(text, operation, context, allowed, method, media_type)
+        return await self.execute_keyed(text, operation, context, allowed, media_type)
 
     async def execute_keyed(
         self,
@@ -337,25 +323,23 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets):
         operation: Operation,
         context: Context,
         allowed: frozenset[OperationType],
-        method: str,
         media_type: str | None,
     ) -> Result:
         """The operation executed; a keyed mutation through its key's record (answered
         with its HTTP status: `media_type` None in a batch, where each answer is 200)."""
         try:
+            # Over GET (no mutation allowed) a mutation is refused by its execution: not keyed.
             is_mutation = self.kinds.is_mutation(text, operation.operation_name)
-            keyed = self.keys.keyed(
-                operation, text, context.principal, is_mutation=method == "POST" and is_mutation
-            )
+            is_mutation = is_mutation and OperationType.MUTATION in allowed
+            keyed = self.keys.keyed(operation, text, context.principal, is_mutation=is_mutation)
         except GatewayError as refused:
-            if media_type is None:
-                return refused
+            # A batch's operation answers it as its own result (`run_batch`).
             raise HttpProblem(400, refused) from refused
         if keyed is None:
-            return await self.execute(text, operation, context, allowed, method)
+            return await self.execute(text, operation, context, allowed)
 
         async def answer() -> Answer:
-            result = await self.execute(text, operation, context, allowed, method)
+            result = await self.execute(text, operation, context, allowed)
             status = 200 if media_type is None else status_of(result, media_type)
             return Answer(payload_of(result, context.request_id), status, source=result)
 
@@ -367,7 +351,6 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets):
         operation: Operation,
         context: Context,
         allowed: frozenset[OperationType],
-        method: str,
     ) -> ExecutionResult:
         try:
             result: ExecutionResult = await self.schema.execute(
@@ -379,17 +362,12 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets):
                 operation_extensions=operation.extensions,
             )
         except InvalidOperationTypeError as error:
-            if method == "GET" and error.operation_type == OperationType.MUTATION:
+            # Queries are always allowed, mutations everywhere but on GET.
+            if error.operation_type == OperationType.MUTATION:
                 raise HttpProblem(
                     405, BadRequest("Mutations are only accepted over POST"), {"Allow": "POST"}
                 ) from error
-            if error.operation_type == OperationType.SUBSCRIPTION:
-                raise HttpProblem(400, BadRequest(sockets.NOT_OVER_WEBSOCKET)) from error
-            raise HttpProblem(
-                400, BadRequest(f"{error.operation_type.value} operations are not supported")
-            ) from error
+            raise HttpProblem(400, BadRequest(sockets.NOT_OVER_WEBSOCKET)) from error
         except CannotGetOperationTypeError as error:
             raise HttpProblem(400, BadRequest(error.as_http_error_reason())) from error
-        except MissingQueryError as error:
-            raise HttpProblem(400, BadRequest("The request has no GraphQL query")) from error
         return result

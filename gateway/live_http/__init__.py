@@ -3,10 +3,11 @@ connections) and Apollo's multipart subscriptions, on /graphql by the request's 
 
 - `framing.py`: each transport's bytes, and the id that names an event's state;
 - `stream.py`: one streamed response, and the replica's streams ended at a restart;
-- `resume.py`: `Last-Event-ID` / `extensions.lastEventId`, and the resumed subscription;
 - `stream_cookie.py`: a browser's `EventSource` credential (an HttpOnly cookie);
-- `view.py`: the view's hook (the checks, the operation run, the stream held);
-- `server_protocol.py`: uvicorn's HTTP protocol, ending the streams at SIGTERM.
+- `view.py`: the view's hook (the checks, `Last-Event-ID` / `extensions.lastEventId`, the
+  operation run, the stream held);
+- `server_protocol.py`: uvicorn's HTTP protocol, its request head bounded, ending the
+  streams at SIGTERM.
 
 The hub (schema.live) and the socket's bounds (gateway.subscriptions) are shared with the
 WebSocket transport.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 from starlette.types import Message
@@ -18,6 +18,7 @@ from starlette.types import Message
 from gateway.auth.tokens import Unauthenticated
 from gateway.live_http.framing import Framing, encode, event_id
 from gateway.operations.payload import formatted
+from gateway.subscriptions.timers import Job, SocketTimer
 from schema.live import Payload
 
 __all__ = ["RESTART_RETRY_MS", "LiveStream", "OpenStreams"]
@@ -53,7 +54,8 @@ class LiveStream:
         self.last_seen = last_seen
         #: The response is over: nothing more is written.
         self.ended = False
-        self._expiry: asyncio.TimerHandle | None = None
+        #: The token's expiry (the loop's timer, then a task while its job runs).
+        self._expiry = SocketTimer()
 
     async def start(self, headers: list[tuple[bytes, bytes]]) -> None:
         await self._asgi_send({"type": "http.response.start", "status": 200, "headers": headers})
@@ -100,21 +102,12 @@ class LiveStream:
     async def restart(self, retry_ms: int) -> None:
         await self.end(self.framing.restart(retry_ms))
 
-    def expire_at(self, delay: float, job: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    def expire_at(self, delay: float, job: Job) -> None:
         """Run `job` (the token's expiry) `delay` seconds from now."""
-
-        def fire() -> None:
-            self._expiry = None
-            task = asyncio.get_running_loop().create_task(job())
-            _running.add(task)
-            task.add_done_callback(_running.discard)
-
-        self._expiry = asyncio.get_running_loop().call_later(max(0.0, delay), fire)
+        self._expiry.at(max(0.0, delay), job)
 
     def disarm(self) -> None:
-        if self._expiry is not None:
-            self._expiry.cancel()
-            self._expiry = None
+        self._expiry.stop()
 
     async def end(self, last: bytes) -> None:
         """The response's last bytes: the ASGI server then answers the request task's
@@ -135,10 +128,6 @@ class LiveStream:
             await self._asgi_send({"type": "http.response.body", "body": body, "more_body": True})
 
 
-#: The tasks a stream's timer started, kept until done (the loop keeps only weak ones).
-_running: set[asyncio.Task[None]] = set()
-
-
 class OpenStreams:
     """The live streams of this replica, ended together at a restart (SIGTERM): each with a
     `retry:` spread over RESTART_RETRY_MS, so that its client comes back within a second,
@@ -149,9 +138,6 @@ class OpenStreams:
         self.restarting = False
         #: The ends under way (held: the loop keeps only weak references to tasks).
         self._ending: asyncio.Future[list[None]] | None = None
-
-    def __len__(self) -> int:
-        return len(self._open)
 
     def add(self, stream: LiveStream) -> None:
         self._open.add(stream)

@@ -35,13 +35,13 @@ from gateway.auth.tokens import TokenVerifier, Unauthenticated
 from gateway.http.graphql_request import read_get, read_post, require_json_body
 from gateway.http.http_problem import HttpProblem
 from gateway.live_http.framing import Framing, MultipartFraming, SseFraming, StreamKind
-from gateway.live_http.resume import ResumingSession, last_event_id
 from gateway.live_http.stream import LiveStream, OpenStreams
 from gateway.live_http.stream_cookie import cookie_authorization
 from gateway.operations.gate import OperationGate
 from gateway.operations.operation import BadRequest, Operation
 from gateway.operations.payload import coded_errors, formatted, payload_of
 from gateway.operations.response_headers import PROTECTIVE_HEADERS
+from gateway.operations.resume import EXTENSION, ResumingSession, given_event_id
 from gateway.settings import Settings
 from gateway.state import app_context, opened_resources
 from gateway.subscriptions.capacity import RETRY_AFTER_SECONDS, ReplicaSockets
@@ -70,6 +70,21 @@ FRAMINGS: Mapping[StreamKind, Callable[[], Framing]] = {
     "sse": SseFraming,
     "multipart": MultipartFraming,
 }
+#: What an EventSource sends back on its reconnect (the SSE specification's header).
+LAST_EVENT_ID_HEADER = "last-event-id"
+
+
+def last_event_id(headers: Mapping[str, str], operation: Operation, kind: StreamKind) -> str | None:
+    """The id of the state the client last saw: SSE's `Last-Event-ID` header, else the
+    operation's `extensions.lastEventId` (gateway/operations/resume.py); None for a first
+    subscribe."""
+    given: object = headers.get(LAST_EVENT_ID_HEADER) if kind == "sse" else None
+    if given is None and operation.extensions is not None:
+        given = operation.extensions.get(EXTENSION)
+    try:
+        return given_event_id(given)
+    except GatewayError as error:
+        raise HttpProblem(400, error) from error
 
 
 class LiveStreams:

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.types import ASGIApp
 
 from gateway.settings.requests import RequestSettings
 
@@ -30,15 +29,6 @@ def hosts_middleware(settings: RequestSettings) -> list[Middleware]:
             TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts), www_redirect=False
         )
     ]
-
-
-def hosts_checked(app: ASGIApp, settings: RequestSettings) -> ASGIApp:
-    """`app` behind the same check, for a path outside the middleware stack."""
-    if not settings.allowed_hosts:
-        return app
-    return TrustedHostMiddleware(
-        app, allowed_hosts=list(settings.allowed_hosts), www_redirect=False
-    )
 
 
 def host_allowed(host: str, allowed: Sequence[str]) -> bool:

@@ -64,8 +64,6 @@ class PersistedQueries:
                 raise PersistedQueryNotFound()
             self._queries.move_to_end(sha256_hash)
             return found
-        if not isinstance(query, str):
-            raise BadRequest("query must be a string")
         if hashlib.sha256(query.encode("utf-8")).hexdigest() != sha256_hash:
             raise BadRequest("extensions.persistedQuery.sha256Hash does not match the query")
         if register:

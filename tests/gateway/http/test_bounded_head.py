@@ -1,5 +1,6 @@
-"""The request head, bounded by the server's protocol (gateway/http/bounded_head.py), as the
-probe sent it: raw sockets on 127.0.0.1 to uvicorn serving the gateway as the image does.
+"""The request head, bounded by the server's protocol (gateway/live_http/server_protocol.py),
+as the probe sent it: raw sockets on 127.0.0.1 to uvicorn serving the gateway as the image
+does.
 
 A 16 MB unterminated header gets 431 (`python -m bench hostile` measures the memory); a
 partial head is closed once INSIGHT_HEAD_TIMEOUT_SECONDS have passed. The waits below are
@@ -17,7 +18,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from gateway.app import create_app
-from gateway.http.bounded_head import BoundedHeadProtocol
+from gateway.live_http.server_protocol import GatewayHttpProtocol
 from gateway.settings import Settings
 from schema.clock import FixedClock
 from support.raw_heads import sent_until_answered
@@ -99,7 +100,7 @@ async def test_an_upgraded_connection_leaves_its_http_protocol_to_reference_coun
     """Once a connection is a socket, its HTTP protocol is freed at once, not kept (with the
     upgrade's head) by a cycle until the collector's next pass."""
     # Protocols of other servers that may outlive their tests: not this test's.
-    before = {id(o) for o in gc.get_objects() if isinstance(o, BoundedHeadProtocol)}
+    before = {id(o) for o in gc.get_objects() if isinstance(o, GatewayHttpProtocol)}
     async with (
         serving(create_app(live_settings(settings), clock=clock)) as url,
         connect(url, subprotocols=[PROTOCOL], open_timeout=WAIT_SECONDS),  # type: ignore[list-item]
@@ -107,6 +108,6 @@ async def test_an_upgraded_connection_leaves_its_http_protocol_to_reference_coun
         left = [
             o
             for o in gc.get_objects()
-            if isinstance(o, BoundedHeadProtocol) and id(o) not in before
+            if isinstance(o, GatewayHttpProtocol) and id(o) not in before
         ]
     assert left == []

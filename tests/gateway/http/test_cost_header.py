@@ -8,10 +8,13 @@ import pytest
 from starlette.requests import Request
 
 from gateway.http.graphql_view import GatewayGraphQL
+from gateway.idempotency import Idempotency
+from gateway.operations.gate import OperationGate
 from gateway.settings import Settings
 from gateway.state import Resources
 from loaders.dynamodb import Dynamo
 from schema.clock import FixedClock
+from schema.graphql_schema import graphql_schema
 from schema.principal import Principal
 from schema.root import build_schema
 from tests.conftest import NOW
@@ -43,7 +46,14 @@ def _request(dynamo: Dynamo, headers: list[tuple[bytes, bytes]]) -> Request:
 async def test_the_header_sets_cost_requested(
     dynamo: Dynamo, headers: list[tuple[bytes, bytes]], requested: bool
 ) -> None:
-    view = GatewayGraphQL(build_schema(), settings=Settings(), clock=FixedClock(NOW))
+    schema, settings = build_schema(), Settings()
+    view = GatewayGraphQL(
+        schema,
+        settings=settings,
+        clock=FixedClock(NOW),
+        gate=OperationGate.from_settings(settings, graphql_schema(schema)),
+        keys=Idempotency.from_settings(settings),
+    )
     context = view.get_context(_request(dynamo, headers))
     assert context.cost_requested is requested
     assert context.calls.calls == 0

@@ -12,7 +12,7 @@ from gateway.app import create_app
 from gateway.cli.demo import ADA
 from gateway.cli.examples import demo_user_query
 from gateway.cli.serve import embedded_graphiql
-from gateway.http.graphiql import ASSETS_PATH, graphiql_static_mount, render_graphiql_page
+from gateway.http.graphiql import ASSETS_PATH, GraphiQLDefaults, graphiql_static_mount
 from gateway.http.graphiql_assets import ASSETS, ASSETS_DIR, assets_present
 from gateway.settings import Settings
 
@@ -29,7 +29,7 @@ def _asset_urls(page: str) -> list[str]:
 
 
 def test_local_assets_are_loaded_from_the_gateway_with_their_pinned_hashes() -> None:
-    page = render_graphiql_page(local_assets=True)
+    page = GraphiQLDefaults().render(local_assets=True)
 
     assert _asset_urls(page) == [f"{ASSETS_PATH}/graphiql.min.css"] + [
         f"{ASSETS_PATH}/{a.name}" for a in ASSETS if a.name.endswith(".js")
@@ -40,7 +40,7 @@ def test_local_assets_are_loaded_from_the_gateway_with_their_pinned_hashes() -> 
 
 
 def test_without_local_assets_the_page_falls_back_to_the_pinned_cdn_files() -> None:
-    page = render_graphiql_page(local_assets=False)
+    page = GraphiQLDefaults().render(local_assets=False)
 
     urls = _asset_urls(page)
     assert "https://unpkg.com/graphiql@3.8.3/graphiql.min.js" in urls
@@ -50,16 +50,14 @@ def test_without_local_assets_the_page_falls_back_to_the_pinned_cdn_files() -> N
 
 
 def test_the_default_is_local_exactly_when_the_assets_were_fetched() -> None:
-    page = render_graphiql_page()
+    page = GraphiQLDefaults().render()
 
     assert ("unpkg.com" not in page) is assets_present()
 
 
 def test_default_query_and_headers_are_prefilled_and_cannot_break_out_of_the_script() -> None:
     query = '{ user(id: "</script><script>alert(1)</script>") { id } }'
-    page = render_graphiql_page(
-        default_query=query, default_headers={"Authorization": "Bearer abc.def"}
-    )
+    page = GraphiQLDefaults(query=query, headers={"Authorization": "Bearer abc.def"}).render()
 
     config = _config(page)
     assert config["defaultQuery"] == query
@@ -68,11 +66,13 @@ def test_default_query_and_headers_are_prefilled_and_cannot_break_out_of_the_scr
 
 
 def test_with_no_default_query_the_page_opens_on_a_welcome_query_and_no_headers() -> None:
-    config = _config(render_graphiql_page())
+    page = GraphiQLDefaults().render()
+    config = _config(page)
 
     assert "viewer" in str(config["defaultQuery"])
     assert config["defaultHeaders"] == ""
-    assert config["graphqlPath"] is None
+    # Queries go to the page's own address.
+    assert "new URL(window.location.pathname, window.location.href)" in page
 
 
 @pytest.mark.skipif(not assets_present(), reason="GraphiQL's assets are not fetched")

@@ -7,11 +7,9 @@ import argparse
 
 import httpx
 import pytest
-from starlette.responses import HTMLResponse
 
 from gateway.app import create_app
 from gateway.cli.serve import exposed_token_warning, run_serve
-from gateway.operations.response_headers import forbid_framing
 from gateway.settings import Settings
 
 
@@ -24,16 +22,6 @@ async def test_the_graphiql_page_forbids_framing(settings: Settings, path: str) 
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/html")
     assert response.headers["content-security-policy"] == "frame-ancestors 'none'"
-
-
-def test_frame_ancestors_merges_with_a_policy_already_set() -> None:
-    response = HTMLResponse(
-        "", headers={"Content-Security-Policy": "default-src 'self'; frame-ancestors *"}
-    )
-    forbid_framing(response)
-    assert response.headers["content-security-policy"] == (
-        "default-src 'self'; frame-ancestors 'none'"
-    )
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1", "[::1]", "127.0.0.2"])
