@@ -72,8 +72,8 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
 # INSIGHT_SUBSCRIPTIONS_COMPRESSION says (off by default), and, at SIGTERM, the sockets closed
 # with 1012 spread over the grace period (gateway/subscriptions/server_protocol.py).
 # `--http`: uvicorn's httptools protocol with the request head bounded (431 over
-# INSIGHT_MAX_HEAD_BYTES, closed past INSIGHT_HEAD_TIMEOUT_SECONDS; gateway/http/bounded_head.py),
-# and at SIGTERM the live SSE and multipart streams ended with a `retry:` within a second
+# INSIGHT_MAX_HEAD_BYTES, closed past INSIGHT_HEAD_TIMEOUT_SECONDS), and at SIGTERM the live
+# SSE and multipart streams ended with a `retry:` within a second
 # (gateway/live_http/server_protocol.py).
 # Open files: each socket is one. An image cannot set ulimits; the factory raises the soft
 # RLIMIT_NOFILE to the hard one the runtime gives (containerd, Docker: 1,048,576 or 524,288),

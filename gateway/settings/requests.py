@@ -75,7 +75,7 @@ class RequestSettings(ServiceSettings):
         minimum=1024,
         maximum=64 * 1024 * 1024,
     )
-    # The request head, bounded by the server's protocol (gateway/http/bounded_head.py).
+    # The request head, bounded by the server's protocol (gateway/live_http/server_protocol.py).
     max_head_bytes: int = setting(
         "INSIGHT_MAX_HEAD_BYTES",
         16_384,
