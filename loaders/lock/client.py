@@ -26,7 +26,6 @@ from loaders.lock.item import (
     IS_RELEASED,
     NAMES,
     Seen,
-    additional_attributes,
     nanoseconds,
     random_name,
     record_version_number,
@@ -47,7 +46,7 @@ _MAX_SIGHTINGS = 10_000
 
 class LockClient(Heartbeats):
     """dynamolock's Client over the process's `Dynamo` (so its calls are bounded and
-    counted like every other) and the `locks` table (default: the configured one).
+    counted like every other) and the configured `locks` table.
 
     `owner_name` defaults to a random name, as Go's does; `timer` drives every wait.
     """
@@ -56,7 +55,6 @@ class LockClient(Heartbeats):
         self,
         dynamo: Dynamo,
         *,
-        table_name: str | None = None,
         owner_name: str | None = None,
         lease: timedelta = DEFAULT_LEASE,
         heartbeat_period: timedelta = DEFAULT_HEARTBEAT,
@@ -65,7 +63,7 @@ class LockClient(Heartbeats):
         if lease < 2 * heartbeat_period:
             raise ValueError("the heartbeat period must be at most half the lease duration")
         self._dynamo = dynamo
-        self.table_name = table_name or dynamo.tables.locks
+        self.table_name = dynamo.tables.locks
         self.owner_name = owner_name or random_name()
         self._lease_nanoseconds = nanoseconds(lease)
         self.lease_duration_text = format_go_duration(self._lease_nanoseconds)
@@ -92,7 +90,6 @@ class LockClient(Heartbeats):
         *,
         fail_if_locked: bool = False,
         data: bytes | None = None,
-        replace_data: bool = False,
         delete_on_release: bool = True,
         refresh_period: timedelta = DEFAULT_REFRESH,
         additional_wait: timedelta = DEFAULT_ADDITIONAL_WAIT,
@@ -111,7 +108,7 @@ class LockClient(Heartbeats):
         trying: Seen | None = None
         while True:
             existing = await self._read(key)
-            item = self._new_item(key, existing, data, replace_data)
+            item = self._new_item(key, existing, data)
             if existing is None or existing.released:
                 lock = await self._put(item, existing, delete_on_release, takeover=False)
                 if lock is not None:
@@ -162,13 +159,9 @@ class LockClient(Heartbeats):
         while len(self._sightings) > _MAX_SIGHTINGS:
             self._sightings.popitem(last=False)
 
-    def _new_item(
-        self, key: str, existing: Seen | None, data: bytes | None, replace_data: bool
-    ) -> dict[str, Any]:
-        # Like Go: keep the item's extra attributes and, unless replacing, its data.
-        new_data = data if replace_data else (existing.data if existing else None)
-        if new_data is None:
-            new_data = data
+    def _new_item(self, key: str, existing: Seen | None, data: bytes | None) -> dict[str, Any]:
+        # Like Go: keep the item's extra attributes and its data (`data` when it has none).
+        new_data = existing.data if existing is not None and existing.data is not None else data
         item: dict[str, Any] = dict(existing.additional_attributes) if existing else {}
         item[ATTR_KEY] = {"S": key}
         item[ATTR_OWNER_NAME] = {"S": self.owner_name}
@@ -225,7 +218,6 @@ class LockClient(Heartbeats):
             lookup_time=lookup_time,
             data=None if data is None else bytes(data["B"]),
             delete_on_release=delete_on_release,
-            additional_attributes=additional_attributes(item),
         )
 
     async def _wrote(self, key: str, version: str) -> bool:
@@ -251,9 +243,7 @@ class LockClient(Heartbeats):
 
     # --- release ------------------------------------------------------------------------
 
-    async def release(
-        self, lock: Lock, *, delete: bool | None = None, data: bytes | None = None
-    ) -> bool:
+    async def release(self, lock: Lock, *, data: bytes | None = None) -> bool:
         """Release `lock`: True when the item was ours to release, False when it was not
         (already released, or taken over after our lease). Sent even when the request is
         past its deadline: a release cut short leaves the lock held for its whole lease."""
@@ -263,7 +253,7 @@ class LockClient(Heartbeats):
             if lock.released:
                 return False
             lock.released = True
-            keep = not (lock.delete_on_release if delete is None else delete)
+            keep = not lock.delete_on_release
             condition = "attribute_exists(#key) AND #rvn = :rvn AND #owner = :owner"
             names = {name: NAMES[name] for name in ("#key", "#rvn", "#owner")}
             values: dict[str, Any] = {
@@ -310,21 +300,10 @@ class LockClient(Heartbeats):
         key: str,
         *,
         fail_if_locked: bool = False,
-        data: bytes | None = None,
-        delete_on_release: bool = True,
-        refresh_period: timedelta = DEFAULT_REFRESH,
-        additional_wait: timedelta = DEFAULT_ADDITIONAL_WAIT,
     ) -> AsyncIterator[Lock]:
         """Acquire `key`, heartbeat it in a background task, and release it on the way out,
         whatever the block raised."""
-        lock = await self.acquire(
-            key,
-            fail_if_locked=fail_if_locked,
-            data=data,
-            delete_on_release=delete_on_release,
-            refresh_period=refresh_period,
-            additional_wait=additional_wait,
-        )
+        lock = await self.acquire(key, fail_if_locked=fail_if_locked)
         heartbeat = asyncio.create_task(
             self._heartbeat_until_released(lock), name=f"lock-heartbeat:{key}"
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 
 class Timer(Protocol):
@@ -49,7 +49,6 @@ class Lock:
     lookup_time: float
     data: bytes | None
     delete_on_release: bool
-    additional_attributes: dict[str, Any] = field(default_factory=dict)
     released: bool = False
     lost: bool = False
     # Heartbeat and release must not overlap: a release conditioned on the version a
