@@ -35,7 +35,6 @@ from loaders.tables import Table, TableNames
 from loaders.wire.client import OPERATIONS as LEAN_OPERATIONS
 from loaders.wire.client import LeanClient, Sleep
 from loaders.wire.endpoint import WireSettings
-from loaders.write_params import written
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -352,22 +351,13 @@ class Dynamo:
 
     # --- writes -----------------------------------------------------------------------
 
-    async def put(
-        self,
-        table: Table,
-        item: Item,
-        *,
-        condition: str | None = None,
-        names: Mapping[str, str] | None = None,
-        values: Mapping[str, Any] | None = None,
-    ) -> None:
-        """PutItem of a python-value item, optionally conditional (raises ConditionFailed)."""
-        params = written(self.tables.name(table), "Item", item, condition, names, values)
-        await self.call("put_item", **params)
+    async def put(self, table: Table, item: Item) -> None:
+        """PutItem of a python-value item, unconditional."""
+        await self.call("put_item", TableName=self.tables.name(table), Item=to_wire(item))
 
     async def put_many(self, items: Sequence[tuple[Table, Item]]) -> None:
         """Unconditional puts in BatchWriteItem calls of 25, re-sending unprocessed items
-        (seeding and bulk loads; writer paths use `put` with their conditions)."""
+        (seeding and bulk loads; writer paths stage theirs in `Writes`)."""
         for start in range(0, len(items), BATCH_WRITE_LIMIT):
             request: dict[str, Any] = {}
             for table, item in items[start : start + BATCH_WRITE_LIMIT]:
