@@ -65,6 +65,8 @@ __all__ = [
 #: BatchGetItem takes at most 100 keys a call, BatchWriteItem 25 items.
 BATCH_GET_LIMIT = 100
 BATCH_WRITE_LIMIT = 25
+#: The pause before re-sending unprocessed keys or items: 25 ms, doubling up to 1 s.
+_UNPROCESSED_BACKOFF = Backoff(0.025, 1.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +99,6 @@ class Dynamo:
         *,
         max_concurrency: int | None = None,
         unprocessed_deadline: float = 5.0,
-        backoff_base: float = 0.025,
-        backoff_cap: float = 1.0,
         query_page_size: int | None = None,
         call_path: str = LEAN,
         wire: WireSettings | None = None,
@@ -128,7 +128,6 @@ class Dynamo:
         self.max_concurrency = max_concurrency
         self._slots = asyncio.Semaphore(max_concurrency)
         self._unprocessed_deadline = unprocessed_deadline
-        self._unprocessed_backoff = Backoff(backoff_base, backoff_cap)
         # None: DynamoDB's own 1 MB pages.
         self._query_page_size = query_page_size
         if call_path not in CALL_PATHS:
@@ -245,7 +244,7 @@ class Dynamo:
                 if attempt:
                     await self._backoff(attempt, deadline)
             except DynamoDBUnavailable as error:
-                self._abandoned("batch_get_item", request, "Keys", attempt, started, error)
+                self._abandoned("batch_get_item", request, "Keys", attempt, started)
                 return BatchGot(found, dict.fromkeys(self._keys_of(request), error))
             try:
                 response = await self.call(
@@ -269,7 +268,6 @@ class Dynamo:
         entries: str | None,
         rounds: int,
         started: float,
-        error: BaseException,
     ) -> None:
         left = sum(
             len(table[entries] if entries is not None else table) for table in request.values()
@@ -280,7 +278,6 @@ class Dynamo:
             left=left,
             rounds=rounds,
             seconds=asyncio.get_running_loop().time() - started,
-            error=error,
         )
         for observer in self.abandon_observers:
             observer(record)
@@ -297,7 +294,7 @@ class Dynamo:
         """Jittered exponential backoff before re-sending unprocessed keys or items;
         gives up rather than sleep past this batch's deadline or the request's (both on
         the event loop's clock)."""
-        delay = self._unprocessed_backoff.pause(attempt)
+        delay = _UNPROCESSED_BACKOFF.pause(attempt)
         wake = asyncio.get_running_loop().time() + delay
         request_deadline = None if self.scope is None else self.scope.deadline
         if wake > deadline or (request_deadline is not None and wake > request_deadline):
@@ -370,8 +367,8 @@ class Dynamo:
                 if attempt:
                     try:
                         await self._backoff(attempt, deadline)
-                    except DynamoDBUnavailable as error:
-                        self._abandoned("batch_write_item", request, None, attempt, started, error)
+                    except DynamoDBUnavailable:
+                        self._abandoned("batch_write_item", request, None, attempt, started)
                         raise
                 response = await self.call("batch_write_item", RequestItems=request)
                 request = response.get("UnprocessedItems") or {}
