@@ -12,7 +12,7 @@ from loaders.record import Input, Record, attribute, expiry, key, record, user_k
 from loaders.rows.users import USERS
 from loaders.table import Table
 
-__all__ = ["MAX_ACCOUNTS", "SAVINGS_MONTH", "AccountBalance", "BalanceRow"]
+__all__ = ["SAVINGS_MONTH", "AccountBalance", "BalanceRow"]
 
 #: Far above real use, low enough to keep one item under 400 KB.
 MAX_ACCOUNTS = 100

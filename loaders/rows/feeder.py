@@ -10,14 +10,7 @@ from loaders.record import Input, Record, attribute, expiry, key, record, user_k
 from loaders.rows.users import USERS
 from loaders.table import Table
 
-__all__ = [
-    "LAST_PAGE",
-    "MAX_PAGE",
-    "PAVE_LABEL",
-    "REFRESH_INSIGHTS",
-    "LastPageRow",
-    "PaveLabelRow",
-]
+__all__ = ["LAST_PAGE", "PAVE_LABEL", "REFRESH_INSIGHTS", "LastPageRow", "PaveLabelRow"]
 
 REFRESH_INSIGHTS = "REFRESH_INSIGHTS"
 MAX_PAGE = 1_000_000_000

@@ -20,13 +20,9 @@ from loaders.table import Table
 __all__ = [
     "INCOME_DETECTION_RUN",
     "MAX_TRANSACTIONS",
-    "METHOD_NAME",
-    "METHOD_PREFIX",
-    "METHOD_SUFFIX",
     "DetectedTransaction",
     "IncomeDetectionRunRow",
     "MethodResult",
-    "method_attribute",
     "method_of_attribute",
 ]
 
