@@ -135,9 +135,7 @@ class LockClient(Heartbeats):
                 continue
             elapsed = timer.monotonic() - start
             if trying is not None and elapsed > wait_seconds:
-                raise LockNotGranted(
-                    key, f"still held after waiting {elapsed:.3f}s", holder=trying.owner_name
-                )
+                raise LockNotGranted(key, f"still held after waiting {elapsed:.3f}s")
             await timer.sleep(refresh_period.total_seconds())
 
     async def _take_over_seen_or_refuse(
@@ -151,7 +149,7 @@ class LockClient(Heartbeats):
                     return lock
         else:
             self._remember(key, existing)
-        raise LockNotGranted(key, "held by another owner", holder=existing.owner_name)
+        raise LockNotGranted(key, "held by another owner")
 
     def _remember(self, key: str, seen: Seen) -> None:
         self._sightings[key] = seen
@@ -243,7 +241,7 @@ class LockClient(Heartbeats):
 
     # --- release ------------------------------------------------------------------------
 
-    async def release(self, lock: Lock, *, data: bytes | None = None) -> bool:
+    async def release(self, lock: Lock) -> bool:
         """Release `lock`: True when the item was ours to release, False when it was not
         (already released, or taken over after our lease). Sent even when the request is
         past its deadline: a release cut short leaves the lock held for its whole lease."""
@@ -265,10 +263,6 @@ class LockClient(Heartbeats):
                     update = "SET #released = :released"
                     names["#released"] = ATTR_IS_RELEASED
                     values[":released"] = {"S": IS_RELEASED}
-                    if data:
-                        update += ", #data = :data"
-                        names["#data"] = ATTR_DATA
-                        values[":data"] = {"B": data}
                     await self._dynamo.past_deadline().call(
                         "update_item",
                         TableName=self.table_name,

@@ -27,10 +27,9 @@ class RealTimer:
 class LockNotGranted(Exception):
     """Someone else holds the lock (and, when waiting, kept it past the wait)."""
 
-    def __init__(self, key: str, message: str, *, holder: str | None = None) -> None:
+    def __init__(self, key: str, message: str) -> None:
         super().__init__(f"{key}: {message}")
         self.key = key
-        self.holder = holder
 
 
 class LockLost(Exception):
