@@ -58,7 +58,6 @@ BALANCE_ALERT_LOCK: Entity[Any] = entity(
     Table.LOCKS,
     pk="balance-alert:user_id:{user_id}",
     sk=None,
-    example={"user_id": "demo-ada"},
 )
 
 #: A mutation's first answer under its idempotency key (`loaders.idempotency`): the key is
@@ -71,7 +70,6 @@ IDEMPOTENCY_RECORD: Entity[Any] = entity(
     sk=None,
     user=None,
     ttl=TtlRule("answered_at", setting="idempotency_ttl_seconds"),
-    example={"digest": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"},
 )
 
 #: Every entity, in the tables' order.

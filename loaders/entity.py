@@ -170,14 +170,12 @@ class Entity(Generic[R]):
     one read of it (a point read, or the Query of its sort-key prefix), `read_items` the
     items that read returns, and `queried` whether it is that Query (a call of its own) or
     a key of a BatchGetItem: the access plan's prices, required in a collection.
-    `example`: a key's values, for the documentation and the tests.
     """
 
     name: str
     table: Table
     pk: KeyTemplate
     sk: KeyTemplate | None
-    example: Mapping[str, object]
     user: str | None = "user_id"
     ttl: TtlRule | None = None
     wakes: bool = False
@@ -241,7 +239,6 @@ def entity(
     *,
     pk: str | Collection,
     sk: str | None,
-    example: Mapping[str, object],
     user: str | None = "user_id",
     ttl: TtlRule | None = None,
     wakes: bool = False,
@@ -264,7 +261,6 @@ def entity(
         table=table,
         pk=collection.pk if collection is not None else KeyTemplate(pk),  # type: ignore[arg-type]
         sk=KeyTemplate(sk) if sk is not None else None,
-        example=example,
         user=user,
         ttl=ttl,
         wakes=wakes,

@@ -91,5 +91,4 @@ SAVINGS_MONTH = entity(
     record=BalanceRow,
     read_units=0.5,
     read_items=1,
-    example={"user_id": "demo-ada", "month": "2026-12"},
 )

@@ -58,7 +58,6 @@ PAVE_LABEL = entity(
     sk="PAVE#REFRESH_INSIGHTS",
     wakes=True,
     record=PaveLabelRow,
-    example={"user_id": "demo-ada"},
 )
 
 #: The last page the feeder fed, per Pave request.
@@ -73,5 +72,4 @@ LAST_PAGE = entity(
     read_units=0.5,
     read_items=3,
     queried=True,
-    example={"user_id": "demo-ada", "pave_request_id": "req-7f3a"},
 )

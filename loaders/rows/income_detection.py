@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import replace
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -183,5 +183,4 @@ INCOME_DETECTION_RUN = entity(
     ttl=TtlRule("run_date", timedelta(days=7)),
     wakes=True,
     record=IncomeDetectionRunRow,
-    example={"user_id": "demo-ada", "run_date": datetime(2026, 12, 2, 11, 31, 28, tzinfo=UTC)},
 )

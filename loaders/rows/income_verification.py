@@ -81,5 +81,4 @@ INCOME_VERIFICATION = entity(
     record=IncomeVerificationRow,
     read_units=0.5,
     read_items=1,
-    example={"user_id": "demo-ada"},
 )

@@ -114,5 +114,4 @@ PAYDAY = entity(
     ttl=TtlRule("created_date", timedelta(days=2)),
     wakes=True,
     record=PaydayRow,
-    example={"user_id": "demo-ada"},
 )
