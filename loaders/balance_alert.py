@@ -83,9 +83,7 @@ async def _evaluate(
     dynamo: Dynamo, locks: LockClient, written: AlertRow, now: datetime, writes: Writes
 ) -> Evaluation:
     user_id = written.user_id
-    lock = await writes.hold(
-        locks.hold(BALANCE_ALERT_LOCK.key(user_id=user_id).pk, fail_if_locked=True)
-    )
+    lock = await writes.hold(locks.hold(BALANCE_ALERT_LOCK.key(user_id=user_id).pk))
     # Two tables, one round trip: both reads go out together.
     settings_item, alert_item = await asyncio.gather(
         read_consistent(dynamo, BALANCE_SETTINGS.key(user_id=user_id), now),

@@ -10,7 +10,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 from datetime import timedelta
-from typing import Any
+from typing import Any, Literal
 
 from loaders.dynamodb import ConditionFailed, Dynamo, DynamoDBFailure
 from loaders.errors import DynamoDBUnavailable
@@ -38,9 +38,6 @@ log = logging.getLogger("loaders.lock")
 # The gateway's defaults (section 5 of the contract); Go's own are 20 s and 5 s.
 DEFAULT_LEASE = timedelta(seconds=60)
 DEFAULT_HEARTBEAT = timedelta(seconds=1)
-# Go's `defaultBuffer`: the pause between attempts and the wait on top of a holder's lease.
-DEFAULT_REFRESH = timedelta(seconds=1)
-DEFAULT_ADDITIONAL_WAIT = timedelta(seconds=1)
 _MAX_SIGHTINGS = 10_000
 
 
@@ -48,7 +45,8 @@ class LockClient(Heartbeats):
     """dynamolock's Client over the process's `Dynamo` (so its calls are bounded and
     counted like every other) and the configured `locks` table.
 
-    `owner_name` defaults to a random name, as Go's does; `timer` drives every wait.
+    `owner_name` defaults to a random name, as Go's does; `timer` is its clock (and its
+    heartbeats' sleep).
     """
 
     def __init__(
@@ -88,55 +86,23 @@ class LockClient(Heartbeats):
         self,
         key: str,
         *,
-        fail_if_locked: bool = False,
         data: bytes | None = None,
         delete_on_release: bool = True,
-        refresh_period: timedelta = DEFAULT_REFRESH,
-        additional_wait: timedelta = DEFAULT_ADDITIONAL_WAIT,
+        fail_if_locked: Literal[True] = True,
     ) -> Lock:
-        """Take the lock `key`, as Go's AcquireLock does.
-
-        Waiting (the default): retry every `refresh_period` until the lock is free or its
-        holder's version has stood still for a whole lease; give up with `LockNotGranted`
-        after the holder's lease plus `additional_wait`. `fail_if_locked`: answer
-        `LockNotGranted` at once when another owner holds it (unless an earlier sighting
-        of that same version is already a lease old).
-        """
-        timer = self._timer
-        start = timer.monotonic()
-        wait_seconds = additional_wait.total_seconds()
-        trying: Seen | None = None
-        while True:
-            existing = await self._read(key)
-            item = self._new_item(key, existing, data)
-            if existing is None or existing.released:
-                lock = await self._put(item, existing, delete_on_release, takeover=False)
-                if lock is not None:
-                    return lock
-                if fail_if_locked:
-                    # The conditional put lost to another acquirer: it holds the lock now.
-                    raise LockNotGranted(key, "acquired by another owner meanwhile")
-                # As Go: a lost race is simply tried again after the refresh period.
-                await timer.sleep(refresh_period.total_seconds())
-                continue
-            elif fail_if_locked:
-                return await self._take_over_seen_or_refuse(key, existing, item, delete_on_release)
-            elif trying is None:
-                trying = existing
-                wait_seconds += existing.lease_seconds
-            elif trying.record_version_number != existing.record_version_number:
-                # The holder heart-beat: its lease starts again from this sighting.
-                trying = existing
-            elif trying.expired(timer.monotonic()):
-                lock = await self._put(item, trying, delete_on_release, takeover=True)
-                if lock is not None:
-                    return lock
-                await timer.sleep(refresh_period.total_seconds())
-                continue
-            elapsed = timer.monotonic() - start
-            if trying is not None and elapsed > wait_seconds:
-                raise LockNotGranted(key, f"still held after waiting {elapsed:.3f}s")
-            await timer.sleep(refresh_period.total_seconds())
+        """Take the lock `key` without waiting (Go's FailIfLocked): `LockNotGranted` at once
+        when another owner holds it, unless an earlier sighting of that same version is
+        already a lease old (its owner died: taken over, docs/schema.md). `fail_if_locked`
+        can only be True (the stream coordinator still passes it)."""
+        existing = await self._read(key)
+        item = self._new_item(key, existing, data)
+        if existing is not None and not existing.released:
+            return await self._take_over_seen_or_refuse(key, existing, item, delete_on_release)
+        lock = await self._put(item, existing, delete_on_release, takeover=False)
+        if lock is None:
+            # The conditional put lost to another acquirer: it holds the lock now.
+            raise LockNotGranted(key, "acquired by another owner meanwhile")
+        return lock
 
     async def _take_over_seen_or_refuse(
         self, key: str, existing: Seen, item: dict[str, Any], delete_on_release: bool
@@ -289,15 +255,10 @@ class LockClient(Heartbeats):
     # --- the whole life of a lock -------------------------------------------------------
 
     @contextlib.asynccontextmanager
-    async def hold(
-        self,
-        key: str,
-        *,
-        fail_if_locked: bool = False,
-    ) -> AsyncIterator[Lock]:
+    async def hold(self, key: str) -> AsyncIterator[Lock]:
         """Acquire `key`, heartbeat it in a background task, and release it on the way out,
         whatever the block raised."""
-        lock = await self.acquire(key, fail_if_locked=fail_if_locked)
+        lock = await self.acquire(key)
         heartbeat = asyncio.create_task(
             self._heartbeat_until_released(lock), name=f"lock-heartbeat:{key}"
         )

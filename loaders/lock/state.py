@@ -25,7 +25,7 @@ class RealTimer:
 
 
 class LockNotGranted(Exception):
-    """Someone else holds the lock (and, when waiting, kept it past the wait)."""
+    """Someone else holds the lock."""
 
     def __init__(self, key: str, message: str) -> None:
         super().__init__(f"{key}: {message}")
