@@ -60,7 +60,6 @@ def wire_settings(settings: ServiceSettings, endpoint_url: str) -> WireSettings:
         endpoint_url=endpoint_url,
         region=settings.region,
         user_agent=USER_AGENT,
-        max_attempts=settings.dynamodb_max_attempts,
         retry_mode=STANDARD,
         pool_size=settings.max_pool_connections,
         connect_timeout=settings.dynamodb_connect_timeout_seconds,

@@ -18,7 +18,7 @@ from loaders.lock import LockClient, LockLost, LockNotGranted
 from loaders.lock.item import ATTR_IS_RELEASED, ATTR_KEY, ATTR_OWNER_NAME
 from loaders.rows.alert import ALERT_COOLDOWN, AlertRow
 from loaders.rows.balance_settings import BalanceSettingsRow
-from loaders.transactions import WriteConflict, Writes, commit
+from loaders.transactions import Writes
 from loaders.writers.common import read_consistent
 
 __all__ = [
@@ -67,44 +67,23 @@ def decide(
 
 
 async def evaluate_balance_alert(
-    dynamo: Dynamo,
-    locks: LockClient,
-    values: Mapping[str, Any],
-    now: datetime,
-    writes: Writes | None = None,
+    dynamo: Dynamo, locks: LockClient, values: Mapping[str, Any], now: datetime, writes: Writes
 ) -> Evaluation:
     """Decide on the input's `values` (by field name, checked first as `AlertRow`
-    declares), under the lock, write the alert row only when SENT; the lock is released
-    however the evaluation ends. A lock held by anyone else answers LOCKED at once.
-
-    Given `writes`, the row is staged there and the lock stays held (`writes.hold`) until
-    the caller has committed them; else they are committed here, inside the lock."""
-    own = writes is None
-    staged = Writes() if writes is None else writes
+    declares), under the lock, and stage the alert row in `writes` only when SENT. A lock
+    held by anyone else answers LOCKED at once. The lock stays held (`writes.hold`) until
+    the caller has committed `writes` or given them up, and is released then."""
     try:
-        evaluation = await _evaluate(dynamo, locks, AlertRow.written(values, now), now, staged)
-        if own:
-            await commit(dynamo, staged.staged)
-        return evaluation
+        return await _evaluate(dynamo, locks, AlertRow.written(values, now), now, writes)
     except (LockNotGranted, LockLost):
         return Evaluation(Decision.LOCKED, None)
-    except WriteConflict:
-        if own:
-            # The commit's check found the lock no longer ours (taken over past our lease).
-            return Evaluation(Decision.LOCKED, None)
-        raise
-    finally:
-        if own:
-            await staged.holding.aclose()
 
 
 async def _evaluate(
     dynamo: Dynamo, locks: LockClient, written: AlertRow, now: datetime, writes: Writes
 ) -> Evaluation:
     user_id = written.user_id
-    lock = await writes.hold(
-        locks.hold(BALANCE_ALERT_LOCK.key(user_id=user_id).pk, fail_if_locked=True)
-    )
+    lock = await writes.hold(locks.hold(BALANCE_ALERT_LOCK.key(user_id=user_id).pk))
     # Two tables, one round trip: both reads go out together.
     settings_item, alert_item = await asyncio.gather(
         read_consistent(dynamo, BALANCE_SETTINGS.key(user_id=user_id), now),

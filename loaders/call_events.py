@@ -43,7 +43,6 @@ class AbandonedBatch:
     #: Calls sent before giving up (each retried by botocore on its own).
     rounds: int
     seconds: float
-    error: BaseException
 
 
 #: Told when a batch is given up with work left (the failure log).

@@ -6,7 +6,6 @@ request's `RequestScope`); the process's unbound `Dynamo` records nowhere.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,8 +33,6 @@ class CallRecord:
 
     operation: str
     depth: int
-    issued: float
-    ended: float | None = None
     capacity_units: float = 0.0
 
 
@@ -55,13 +52,12 @@ class CallLog:
     _deepest_answered: int = 0
 
     def issue(self, operation: str) -> CallRecord:
-        record = CallRecord(operation, self._deepest_answered + 1, time.monotonic())
+        record = CallRecord(operation, self._deepest_answered + 1)
         self.records.append(record)
         return record
 
     def answer(self, record: CallRecord, response: Mapping[str, Any] | None) -> None:
         """Close `record` (response None: the call failed), taking its consumed capacity."""
-        record.ended = time.monotonic()
         if response is not None:
             record.capacity_units = consumed_capacity_units(response)
         self._deepest_answered = max(self._deepest_answered, record.depth)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from loaders.codec import Item, format_instant
@@ -86,7 +86,6 @@ def daily_event(
 
 
 _CAPTURE_TTL = TtlRule("created_at", timedelta(days=2))
-_AT = datetime(2026, 12, 2, 11, 31, 28, tzinfo=UTC)
 
 #: A daily FloatMe V2 event: a later write that day replaces it. Written, never read.
 CAPTURE_DAILY_EVENT: Entity[Any] = entity(
@@ -95,7 +94,6 @@ CAPTURE_DAILY_EVENT: Entity[Any] = entity(
     pk="USER#{user_id}",
     sk="{event_name}#{day:date}",
     ttl=_CAPTURE_TTL,
-    example={"user_id": "demo-ada", "event_name": FM_PAYDAY_FILTERED_TXNS, "day": _AT.date()},
 )
 
 #: One row per payday evaluation. Written, never read.
@@ -105,10 +103,4 @@ CAPTURE_EVALUATION_EVENT: Entity[Any] = entity(
     pk="USER#{user_id}",
     sk="{event_name}#{at:instant_us}#{random_hex}",
     ttl=_CAPTURE_TTL,
-    example={
-        "user_id": "demo-ada",
-        "event_name": PAYDAY_PREDICTION,
-        "at": _AT,
-        "random_hex": "0a1b2c3d",
-    },
 )

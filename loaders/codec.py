@@ -26,7 +26,6 @@ __all__ = [
     "parse_instant",
     "start_of_day",
     "to_wire",
-    "value_to_wire",
 ]
 
 #: An item as Python values: str, Decimal, bool, None, list, dict, bytes.
@@ -87,11 +86,6 @@ def _value(wire: Mapping[str, Any]) -> Any:
 
 def to_wire(item: Mapping[str, Any]) -> WireItem:
     return {name: _serializer.serialize(value) for name, value in item.items()}
-
-
-def value_to_wire(value: Any) -> dict[str, Any]:
-    wire: dict[str, Any] = _serializer.serialize(value)
-    return wire
 
 
 def is_live(item: Mapping[str, Any], now: datetime) -> bool:

@@ -131,9 +131,6 @@ class Collections:
         # Partitions whose Query answers decoded items (the coherent cache's reads).
         self._decoded: set[Partition] = set()
 
-    def __contains__(self, partition: Partition) -> bool:
-        return partition in self._sources
-
     def add(
         self,
         partition: Partition,

@@ -35,7 +35,6 @@ from loaders.tables import Table, TableNames
 from loaders.wire.client import OPERATIONS as LEAN_OPERATIONS
 from loaders.wire.client import LeanClient, Sleep
 from loaders.wire.endpoint import WireSettings
-from loaders.write_params import written
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -66,6 +65,8 @@ __all__ = [
 #: BatchGetItem takes at most 100 keys a call, BatchWriteItem 25 items.
 BATCH_GET_LIMIT = 100
 BATCH_WRITE_LIMIT = 25
+#: The pause before re-sending unprocessed keys or items: 25 ms, doubling up to 1 s.
+_UNPROCESSED_BACKOFF = Backoff(0.025, 1.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +99,6 @@ class Dynamo:
         *,
         max_concurrency: int | None = None,
         unprocessed_deadline: float = 5.0,
-        backoff_base: float = 0.025,
-        backoff_cap: float = 1.0,
         query_page_size: int | None = None,
         call_path: str = LEAN,
         wire: WireSettings | None = None,
@@ -129,7 +128,6 @@ class Dynamo:
         self.max_concurrency = max_concurrency
         self._slots = asyncio.Semaphore(max_concurrency)
         self._unprocessed_deadline = unprocessed_deadline
-        self._unprocessed_backoff = Backoff(backoff_base, backoff_cap)
         # None: DynamoDB's own 1 MB pages.
         self._query_page_size = query_page_size
         if call_path not in CALL_PATHS:
@@ -246,7 +244,7 @@ class Dynamo:
                 if attempt:
                     await self._backoff(attempt, deadline)
             except DynamoDBUnavailable as error:
-                self._abandoned("batch_get_item", request, "Keys", attempt, started, error)
+                self._abandoned("batch_get_item", request, "Keys", attempt, started)
                 return BatchGot(found, dict.fromkeys(self._keys_of(request), error))
             try:
                 response = await self.call(
@@ -270,7 +268,6 @@ class Dynamo:
         entries: str | None,
         rounds: int,
         started: float,
-        error: BaseException,
     ) -> None:
         left = sum(
             len(table[entries] if entries is not None else table) for table in request.values()
@@ -281,7 +278,6 @@ class Dynamo:
             left=left,
             rounds=rounds,
             seconds=asyncio.get_running_loop().time() - started,
-            error=error,
         )
         for observer in self.abandon_observers:
             observer(record)
@@ -298,7 +294,7 @@ class Dynamo:
         """Jittered exponential backoff before re-sending unprocessed keys or items;
         gives up rather than sleep past this batch's deadline or the request's (both on
         the event loop's clock)."""
-        delay = self._unprocessed_backoff.pause(attempt)
+        delay = _UNPROCESSED_BACKOFF.pause(attempt)
         wake = asyncio.get_running_loop().time() + delay
         request_deadline = None if self.scope is None else self.scope.deadline
         if wake > deadline or (request_deadline is not None and wake > request_deadline):
@@ -352,22 +348,13 @@ class Dynamo:
 
     # --- writes -----------------------------------------------------------------------
 
-    async def put(
-        self,
-        table: Table,
-        item: Item,
-        *,
-        condition: str | None = None,
-        names: Mapping[str, str] | None = None,
-        values: Mapping[str, Any] | None = None,
-    ) -> None:
-        """PutItem of a python-value item, optionally conditional (raises ConditionFailed)."""
-        params = written(self.tables.name(table), "Item", item, condition, names, values)
-        await self.call("put_item", **params)
+    async def put(self, table: Table, item: Item) -> None:
+        """PutItem of a python-value item, unconditional."""
+        await self.call("put_item", TableName=self.tables.name(table), Item=to_wire(item))
 
     async def put_many(self, items: Sequence[tuple[Table, Item]]) -> None:
         """Unconditional puts in BatchWriteItem calls of 25, re-sending unprocessed items
-        (seeding and bulk loads; writer paths use `put` with their conditions)."""
+        (seeding and bulk loads; writer paths stage theirs in `Writes`)."""
         for start in range(0, len(items), BATCH_WRITE_LIMIT):
             request: dict[str, Any] = {}
             for table, item in items[start : start + BATCH_WRITE_LIMIT]:
@@ -380,8 +367,8 @@ class Dynamo:
                 if attempt:
                     try:
                         await self._backoff(attempt, deadline)
-                    except DynamoDBUnavailable as error:
-                        self._abandoned("batch_write_item", request, None, attempt, started, error)
+                    except DynamoDBUnavailable:
+                        self._abandoned("batch_write_item", request, None, attempt, started)
                         raise
                 response = await self.call("batch_write_item", RequestItems=request)
                 request = response.get("UnprocessedItems") or {}

@@ -8,7 +8,6 @@ lock and the idempotency record, whose clients build their own items, here.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from loaders.capture import CAPTURE_DAILY_EVENT, CAPTURE_EVALUATION_EVENT
@@ -48,10 +47,8 @@ __all__ = [
     "STREAMED_TABLES",
     "TTL_TABLES",
     "USERS",
-    "WAKING_TABLES",
     "Collection",
     "Entity",
-    "streamed_tables",
     "user_of",
 ]
 
@@ -61,7 +58,6 @@ BALANCE_ALERT_LOCK: Entity[Any] = entity(
     Table.LOCKS,
     pk="balance-alert:user_id:{user_id}",
     sk=None,
-    example={"user_id": "demo-ada"},
 )
 
 #: A mutation's first answer under its idempotency key (`loaders.idempotency`): the key is
@@ -74,7 +70,6 @@ IDEMPOTENCY_RECORD: Entity[Any] = entity(
     sk=None,
     user=None,
     ttl=TtlRule("answered_at", setting="idempotency_ttl_seconds"),
-    example={"digest": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"},
 )
 
 #: Every entity, in the tables' order.
@@ -99,18 +94,13 @@ ENTITIES: tuple[Entity[Any], ...] = (
 )
 
 
-def streamed_tables(entities: Iterable[Entity[Any]]) -> tuple[Table, ...]:
-    """The tables of the entities whose changes wake subscribers, in the tables' order."""
-    waking = {declared.table for declared in entities if declared.wakes}
-    return tuple(table for table in Table if table in waking)
-
-
 #: Tables whose changes reach the change feed (SPEC section 7), through their DynamoDB
 #: Streams (`KEYS_ONLY`), and make subscription events: not the capture events, nor the
-#: locks. The coherent cache holds only these (the feed tells it of their changes).
-STREAMED_TABLES = streamed_tables(ENTITIES)
-#: The same, as a set.
-WAKING_TABLES = frozenset(STREAMED_TABLES)
+#: locks. The coherent cache holds only these (the feed tells it of their changes). In the
+#: tables' order.
+STREAMED_TABLES = tuple(
+    table for table in Table if any(e.wakes for e in ENTITIES if e.table is table)
+)
 
 #: Tables whose items carry a `ttl` attribute that DynamoDB expires.
 TTL_TABLES = frozenset(declared.table for declared in ENTITIES if declared.ttl is not None)

@@ -170,14 +170,12 @@ class Entity(Generic[R]):
     one read of it (a point read, or the Query of its sort-key prefix), `read_items` the
     items that read returns, and `queried` whether it is that Query (a call of its own) or
     a key of a BatchGetItem: the access plan's prices, required in a collection.
-    `example`: a key's values, for the documentation and the tests.
     """
 
     name: str
     table: Table
     pk: KeyTemplate
     sk: KeyTemplate | None
-    example: Mapping[str, object]
     user: str | None = "user_id"
     ttl: TtlRule | None = None
     wakes: bool = False
@@ -186,13 +184,8 @@ class Entity(Generic[R]):
     read_items: int | None = None
     queried: bool = False
     collection: Collection | None = field(default=None)
-    # The partition key's text before the user's id, when the id ends it (every key but the
-    # idempotency record's): `user_of` runs for every row read, so it only slices.
-    _user_prefix: str | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if self.user is not None and self.pk.names == (self.user,) and self.pk.prefix_only:
-            object.__setattr__(self, "_user_prefix", self.pk.prefix)
         if (self.sk is None) != (self.table.key_names[1] is None):
             raise ValueError(f"{self.name}: the sort key must match {self.table.name}'s keys")
         if self.collection is not None and (self.read_units is None or self.read_items is None):
@@ -225,9 +218,6 @@ class Entity(Generic[R]):
 
     def user_of(self, pk: str) -> str:
         """The user id of one of this entity's partition keys (ValueError otherwise)."""
-        prefix = self._user_prefix
-        if prefix is not None and pk.startswith(prefix) and len(pk) > len(prefix):
-            return pk[len(prefix) :]
         if self.user is None:
             raise ValueError(f"{self.name}'s keys name no user")
         return self.pk.value(pk, self.user)
@@ -249,7 +239,6 @@ def entity(
     *,
     pk: str | Collection,
     sk: str | None,
-    example: Mapping[str, object],
     user: str | None = "user_id",
     ttl: TtlRule | None = None,
     wakes: bool = False,
@@ -272,7 +261,6 @@ def entity(
         table=table,
         pk=collection.pk if collection is not None else KeyTemplate(pk),  # type: ignore[arg-type]
         sk=KeyTemplate(sk) if sk is not None else None,
-        example=example,
         user=user,
         ttl=ttl,
         wakes=wakes,

@@ -122,12 +122,6 @@ async def create_missing_tables(
 
 async def _existing_table_names(client: DynamoDBClient) -> set[str]:
     names: set[str] = set()
-    start: str | None = None
-    while True:
-        page = await (
-            client.list_tables(ExclusiveStartTableName=start) if start else client.list_tables()
-        )
+    async for page in client.get_paginator("list_tables").paginate():
         names.update(page.get("TableNames", []))
-        start = page.get("LastEvaluatedTableName")
-        if not start:
-            return names
+    return names

@@ -16,10 +16,9 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from loaders.codec import Item
+from loaders.codec import Item, to_wire
 from loaders.dynamodb import ConditionFailed, Dynamo, TransactionCanceled
 from loaders.tables import Table
-from loaders.write_params import written
 
 __all__ = ["MAX_TRANSACTION_ITEMS", "Staged", "T", "WriteConflict", "Writes", "commit"]
 
@@ -62,13 +61,20 @@ class Staged:
 
     def wire(self, dynamo: Dynamo) -> dict[str, Any]:
         """The entry as a TransactWriteItems element."""
-        name = dynamo.tables.name(self.table)
+        item: Mapping[str, Any]
         if self.item is not None:
-            body = written(name, "Item", self.item, self.condition, self.names, self.values)
+            kind, target, item = "Put", "Item", self.item
         else:
             assert self.key is not None
-            body = written(name, "Key", self.key, self.condition, self.names, self.values)
-        return {"Put" if self.item is not None else "ConditionCheck": body}
+            kind, target, item = "ConditionCheck", "Key", self.key
+        body: dict[str, Any] = {"TableName": dynamo.tables.name(self.table), target: to_wire(item)}
+        if self.condition is not None:
+            body["ConditionExpression"] = self.condition
+        if self.names:
+            body["ExpressionAttributeNames"] = dict(self.names)
+        if self.values:
+            body["ExpressionAttributeValues"] = to_wire(self.values)
+        return {kind: body}
 
 
 @dataclass

@@ -65,7 +65,7 @@ def non_empty_text(field: str, value: str, *, max_length: int = MAX_TEXT_LENGTH)
     return text(field, value, max_length=max_length)
 
 
-def money(field: str, value: Decimal, *, allow_negative: bool = True) -> Decimal:
+def money(field: str, value: Decimal) -> Decimal:
     """Dollars with at most two decimals, in their canonical form (see `canonical`)."""
     if not value.is_finite():
         raise BadUserInput(field, "must be a finite amount")
@@ -77,8 +77,6 @@ def money(field: str, value: Decimal, *, allow_negative: bool = True) -> Decimal
         raise BadUserInput(field, "must have at most two decimal places")
     if abs(value) >= MONEY_LIMIT:
         raise BadUserInput(field, f"must be less than {MONEY_LIMIT} in size")
-    if not allow_negative and value < 0:
-        raise BadUserInput(field, "must not be negative")
     return canonical(value)
 
 
@@ -112,21 +110,19 @@ def probability(field: str, value: Decimal) -> Decimal:
     return canonical(value)
 
 
-def one_of(field: str, value: str, allowed: Collection[str]) -> str:
-    if value not in allowed:
-        choices = ", ".join(repr(choice) for choice in sorted(allowed))
-        raise BadUserInput(field, f"must be one of {choices}")
-    return value
-
-
 def choice(allowed: Collection[str]) -> Callable[[str, str], str]:
-    """`one_of` these, as a declared input's check (`loaders.record.Input`)."""
-    return lambda field, value: one_of(field, value, allowed)
+    """One of `allowed`, as a declared input's check (`loaders.record.Input`)."""
+
+    def one_of(field: str, value: str) -> str:
+        if value not in allowed:
+            choices = ", ".join(repr(choice) for choice in sorted(allowed))
+            raise BadUserInput(field, f"must be one of {choices}")
+        return value
+
+    return one_of
 
 
-def bounded(field: str, items: Sequence[T], *, maximum: int, minimum: int = 0) -> Sequence[T]:
-    if len(items) < minimum:
-        raise BadUserInput(field, f"must have at least {minimum} entries")
+def bounded(field: str, items: Sequence[T], *, maximum: int) -> Sequence[T]:
     if len(items) > maximum:
         raise BadUserInput(field, f"must have at most {maximum} entries")
     return items

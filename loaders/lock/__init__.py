@@ -18,27 +18,8 @@ everything that reaches DynamoDB is what the Go client sends:
   `isReleased` = `"1"`.
 """
 
-from loaders.lock.client import (
-    DEFAULT_ADDITIONAL_WAIT,
-    DEFAULT_HEARTBEAT,
-    DEFAULT_LEASE,
-    DEFAULT_REFRESH,
-    LockClient,
-)
-from loaders.lock.item import random_name, record_version_number
-from loaders.lock.state import Lock, LockLost, LockNotGranted, RealTimer, Timer
+from loaders.lock.client import LockClient
+from loaders.lock.item import random_name
+from loaders.lock.state import Lock, LockLost, LockNotGranted
 
-__all__ = [
-    "DEFAULT_ADDITIONAL_WAIT",
-    "DEFAULT_HEARTBEAT",
-    "DEFAULT_LEASE",
-    "DEFAULT_REFRESH",
-    "Lock",
-    "LockClient",
-    "LockLost",
-    "LockNotGranted",
-    "RealTimer",
-    "Timer",
-    "random_name",
-    "record_version_number",
-]
+__all__ = ["Lock", "LockClient", "LockLost", "LockNotGranted", "random_name"]

@@ -1,5 +1,7 @@
 """dynamolock's Client: acquire (with takeover of a dead owner's lock after a whole lease),
-release, and `hold`, which heartbeats a lock for the life of a block."""
+release, heartbeats (a held lock's lease renewed with a fresh record version every period,
+conditioned on our owner name and current version, as dynamolock's heartbeat loop does), and
+`hold`, which heartbeats a lock for the life of a block."""
 
 from __future__ import annotations
 
@@ -10,12 +12,11 @@ import logging
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 from datetime import timedelta
-from typing import Any
+from typing import Any, Literal
 
 from loaders.dynamodb import ConditionFailed, Dynamo, DynamoDBFailure
 from loaders.errors import DynamoDBUnavailable
 from loaders.lock.go_duration import SECOND, format_go_duration
-from loaders.lock.heartbeat import Heartbeats
 from loaders.lock.item import (
     ATTR_DATA,
     ATTR_IS_RELEASED,
@@ -26,7 +27,6 @@ from loaders.lock.item import (
     IS_RELEASED,
     NAMES,
     Seen,
-    additional_attributes,
     nanoseconds,
     random_name,
     record_version_number,
@@ -39,24 +39,21 @@ log = logging.getLogger("loaders.lock")
 # The gateway's defaults (section 5 of the contract); Go's own are 20 s and 5 s.
 DEFAULT_LEASE = timedelta(seconds=60)
 DEFAULT_HEARTBEAT = timedelta(seconds=1)
-# Go's `defaultBuffer`: the pause between attempts and the wait on top of a holder's lease.
-DEFAULT_REFRESH = timedelta(seconds=1)
-DEFAULT_ADDITIONAL_WAIT = timedelta(seconds=1)
 _MAX_SIGHTINGS = 10_000
 
 
-class LockClient(Heartbeats):
+class LockClient:
     """dynamolock's Client over the process's `Dynamo` (so its calls are bounded and
-    counted like every other) and the `locks` table (default: the configured one).
+    counted like every other) and the configured `locks` table.
 
-    `owner_name` defaults to a random name, as Go's does; `timer` drives every wait.
+    `owner_name` defaults to a random name, as Go's does; `timer` is its clock (and its
+    heartbeats' sleep).
     """
 
     def __init__(
         self,
         dynamo: Dynamo,
         *,
-        table_name: str | None = None,
         owner_name: str | None = None,
         lease: timedelta = DEFAULT_LEASE,
         heartbeat_period: timedelta = DEFAULT_HEARTBEAT,
@@ -65,7 +62,7 @@ class LockClient(Heartbeats):
         if lease < 2 * heartbeat_period:
             raise ValueError("the heartbeat period must be at most half the lease duration")
         self._dynamo = dynamo
-        self.table_name = table_name or dynamo.tables.locks
+        self.table_name = dynamo.tables.locks
         self.owner_name = owner_name or random_name()
         self._lease_nanoseconds = nanoseconds(lease)
         self.lease_duration_text = format_go_duration(self._lease_nanoseconds)
@@ -90,58 +87,23 @@ class LockClient(Heartbeats):
         self,
         key: str,
         *,
-        fail_if_locked: bool = False,
         data: bytes | None = None,
-        replace_data: bool = False,
         delete_on_release: bool = True,
-        refresh_period: timedelta = DEFAULT_REFRESH,
-        additional_wait: timedelta = DEFAULT_ADDITIONAL_WAIT,
+        fail_if_locked: Literal[True] = True,
     ) -> Lock:
-        """Take the lock `key`, as Go's AcquireLock does.
-
-        Waiting (the default): retry every `refresh_period` until the lock is free or its
-        holder's version has stood still for a whole lease; give up with `LockNotGranted`
-        after the holder's lease plus `additional_wait`. `fail_if_locked`: answer
-        `LockNotGranted` at once when another owner holds it (unless an earlier sighting
-        of that same version is already a lease old).
-        """
-        timer = self._timer
-        start = timer.monotonic()
-        wait_seconds = additional_wait.total_seconds()
-        trying: Seen | None = None
-        while True:
-            existing = await self._read(key)
-            item = self._new_item(key, existing, data, replace_data)
-            if existing is None or existing.released:
-                lock = await self._put(item, existing, delete_on_release, takeover=False)
-                if lock is not None:
-                    return lock
-                if fail_if_locked:
-                    # The conditional put lost to another acquirer: it holds the lock now.
-                    raise LockNotGranted(key, "acquired by another owner meanwhile")
-                # As Go: a lost race is simply tried again after the refresh period.
-                await timer.sleep(refresh_period.total_seconds())
-                continue
-            elif fail_if_locked:
-                return await self._take_over_seen_or_refuse(key, existing, item, delete_on_release)
-            elif trying is None:
-                trying = existing
-                wait_seconds += existing.lease_seconds
-            elif trying.record_version_number != existing.record_version_number:
-                # The holder heart-beat: its lease starts again from this sighting.
-                trying = existing
-            elif trying.expired(timer.monotonic()):
-                lock = await self._put(item, trying, delete_on_release, takeover=True)
-                if lock is not None:
-                    return lock
-                await timer.sleep(refresh_period.total_seconds())
-                continue
-            elapsed = timer.monotonic() - start
-            if trying is not None and elapsed > wait_seconds:
-                raise LockNotGranted(
-                    key, f"still held after waiting {elapsed:.3f}s", holder=trying.owner_name
-                )
-            await timer.sleep(refresh_period.total_seconds())
+        """Take the lock `key` without waiting (Go's FailIfLocked): `LockNotGranted` at once
+        when another owner holds it, unless an earlier sighting of that same version is
+        already a lease old (its owner died: taken over, docs/schema.md). `fail_if_locked`
+        can only be True (the stream coordinator still passes it)."""
+        existing = await self._read(key)
+        item = self._new_item(key, existing, data)
+        if existing is not None and not existing.released:
+            return await self._take_over_seen_or_refuse(key, existing, item, delete_on_release)
+        lock = await self._put(item, existing, delete_on_release, takeover=False)
+        if lock is None:
+            # The conditional put lost to another acquirer: it holds the lock now.
+            raise LockNotGranted(key, "acquired by another owner meanwhile")
+        return lock
 
     async def _take_over_seen_or_refuse(
         self, key: str, existing: Seen, item: dict[str, Any], delete_on_release: bool
@@ -154,7 +116,7 @@ class LockClient(Heartbeats):
                     return lock
         else:
             self._remember(key, existing)
-        raise LockNotGranted(key, "held by another owner", holder=existing.owner_name)
+        raise LockNotGranted(key, "held by another owner")
 
     def _remember(self, key: str, seen: Seen) -> None:
         self._sightings[key] = seen
@@ -162,13 +124,9 @@ class LockClient(Heartbeats):
         while len(self._sightings) > _MAX_SIGHTINGS:
             self._sightings.popitem(last=False)
 
-    def _new_item(
-        self, key: str, existing: Seen | None, data: bytes | None, replace_data: bool
-    ) -> dict[str, Any]:
-        # Like Go: keep the item's extra attributes and, unless replacing, its data.
-        new_data = data if replace_data else (existing.data if existing else None)
-        if new_data is None:
-            new_data = data
+    def _new_item(self, key: str, existing: Seen | None, data: bytes | None) -> dict[str, Any]:
+        # Like Go: keep the item's extra attributes and its data (`data` when it has none).
+        new_data = existing.data if existing is not None and existing.data is not None else data
         item: dict[str, Any] = dict(existing.additional_attributes) if existing else {}
         item[ATTR_KEY] = {"S": key}
         item[ATTR_OWNER_NAME] = {"S": self.owner_name}
@@ -225,7 +183,6 @@ class LockClient(Heartbeats):
             lookup_time=lookup_time,
             data=None if data is None else bytes(data["B"]),
             delete_on_release=delete_on_release,
-            additional_attributes=additional_attributes(item),
         )
 
     async def _wrote(self, key: str, version: str) -> bool:
@@ -251,9 +208,7 @@ class LockClient(Heartbeats):
 
     # --- release ------------------------------------------------------------------------
 
-    async def release(
-        self, lock: Lock, *, delete: bool | None = None, data: bytes | None = None
-    ) -> bool:
+    async def release(self, lock: Lock) -> bool:
         """Release `lock`: True when the item was ours to release, False when it was not
         (already released, or taken over after our lease). Sent even when the request is
         past its deadline: a release cut short leaves the lock held for its whole lease."""
@@ -263,7 +218,7 @@ class LockClient(Heartbeats):
             if lock.released:
                 return False
             lock.released = True
-            keep = not (lock.delete_on_release if delete is None else delete)
+            keep = not lock.delete_on_release
             condition = "attribute_exists(#key) AND #rvn = :rvn AND #owner = :owner"
             names = {name: NAMES[name] for name in ("#key", "#rvn", "#owner")}
             values: dict[str, Any] = {
@@ -272,18 +227,13 @@ class LockClient(Heartbeats):
             }
             try:
                 if keep:
-                    update = "SET #released = :released"
                     names["#released"] = ATTR_IS_RELEASED
                     values[":released"] = {"S": IS_RELEASED}
-                    if data:
-                        update += ", #data = :data"
-                        names["#data"] = ATTR_DATA
-                        values[":data"] = {"B": data}
                     await self._dynamo.past_deadline().call(
                         "update_item",
                         TableName=self.table_name,
                         Key={ATTR_KEY: {"S": lock.key}},
-                        UpdateExpression=update,
+                        UpdateExpression="SET #released = :released",
                         ConditionExpression=condition,
                         ExpressionAttributeNames=names,
                         ExpressionAttributeValues=values,
@@ -302,29 +252,90 @@ class LockClient(Heartbeats):
                 return False
             return True
 
+    # --- heartbeats ---------------------------------------------------------------------
+
+    def is_held(self, lock: Lock) -> bool:
+        """Ours and within its lease on this process's clock."""
+        return not (
+            lock.released
+            or lock.lost
+            or self._timer.monotonic() - lock.lookup_time > lock.lease_seconds
+        )
+
+    def ensure_held(self, lock: Lock) -> None:
+        if not self.is_held(lock):
+            raise LockLost(f"{lock.key}: the lock is no longer held")
+
+    async def send_heartbeat(self, lock: Lock, *, data: bytes | None = None) -> None:
+        """Renew the lease with a new record version; `LockLost` when it is not ours.
+
+        `data` replaces the item's data in the same conditional write, as Go's
+        `SendHeartbeat(lock, ReplaceHeartbeatData(data))` does: a holder that lost the lock
+        cannot overwrite the new holder's data."""
+        async with lock.mutex:
+            await self._send_heartbeat(lock, data)
+
+    async def _send_heartbeat(self, lock: Lock, data: bytes | None = None) -> None:
+        if not self.is_held(lock) or lock.owner_name != self.owner_name:
+            lock.lost = lock.lost or not lock.released
+            raise LockLost(f"{lock.key}: cannot heartbeat a lock that is not held")
+        new_version = record_version_number()
+        lookup_time = self._timer.monotonic()
+        update = "SET #lease = :lease, #rvn = :new_rvn"
+        names = {name: NAMES[name] for name in ("#key", "#lease", "#rvn", "#owner")}
+        values: dict[str, Any] = {
+            ":lease": {"S": self.lease_duration_text},
+            ":new_rvn": {"S": new_version},
+            ":rvn": {"S": lock.record_version_number},
+            ":owner": {"S": lock.owner_name},
+        }
+        if data is not None:
+            update += ", #data = :data"
+            names["#data"] = NAMES["#data"]
+            values[":data"] = {"B": data}
+        try:
+            await self._dynamo.call(
+                "update_item",
+                TableName=self.table_name,
+                Key={ATTR_KEY: {"S": lock.key}},
+                UpdateExpression=update,
+                ConditionExpression="attribute_exists(#key) AND #rvn = :rvn AND #owner = :owner",
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues=values,
+            )
+        except ConditionFailed as error:
+            # As in `_put`: a retry of a heartbeat that landed finds its own new version.
+            if not await self._wrote(lock.key, new_version):
+                lock.lost = True
+                raise LockLost(f"{lock.key}: taken over by another owner") from error
+        lock.record_version_number = new_version
+        lock.lookup_time = lookup_time
+        if data is not None:
+            lock.data = data
+        lock.lease_seconds = self._lease_seconds
+
+    async def _heartbeat_until_released(self, lock: Lock) -> None:
+        while True:
+            await self._timer.sleep(self._heartbeat_seconds)
+            async with lock.mutex:
+                if lock.released:
+                    return
+                try:
+                    await self._send_heartbeat(lock)
+                except LockLost:
+                    log.warning("lock %s lost; heartbeats stop", lock.key)
+                    return
+                except (DynamoDBUnavailable, DynamoDBFailure):
+                    # Like Go: log and try again on the next beat; the lease decides.
+                    log.warning("heartbeat of lock %s failed; retrying", lock.key, exc_info=True)
+
     # --- the whole life of a lock -------------------------------------------------------
 
     @contextlib.asynccontextmanager
-    async def hold(
-        self,
-        key: str,
-        *,
-        fail_if_locked: bool = False,
-        data: bytes | None = None,
-        delete_on_release: bool = True,
-        refresh_period: timedelta = DEFAULT_REFRESH,
-        additional_wait: timedelta = DEFAULT_ADDITIONAL_WAIT,
-    ) -> AsyncIterator[Lock]:
+    async def hold(self, key: str) -> AsyncIterator[Lock]:
         """Acquire `key`, heartbeat it in a background task, and release it on the way out,
         whatever the block raised."""
-        lock = await self.acquire(
-            key,
-            fail_if_locked=fail_if_locked,
-            data=data,
-            delete_on_release=delete_on_release,
-            refresh_period=refresh_period,
-            additional_wait=additional_wait,
-        )
+        lock = await self.acquire(key)
         heartbeat = asyncio.create_task(
             self._heartbeat_until_released(lock), name=f"lock-heartbeat:{key}"
         )

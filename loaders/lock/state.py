@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 
 class Timer(Protocol):
@@ -25,12 +25,11 @@ class RealTimer:
 
 
 class LockNotGranted(Exception):
-    """Someone else holds the lock (and, when waiting, kept it past the wait)."""
+    """Someone else holds the lock."""
 
-    def __init__(self, key: str, message: str, *, holder: str | None = None) -> None:
+    def __init__(self, key: str, message: str) -> None:
         super().__init__(f"{key}: {message}")
         self.key = key
-        self.holder = holder
 
 
 class LockLost(Exception):
@@ -49,7 +48,6 @@ class Lock:
     lookup_time: float
     data: bytes | None
     delete_on_release: bool
-    additional_attributes: dict[str, Any] = field(default_factory=dict)
     released: bool = False
     lost: bool = False
     # Heartbeat and release must not overlap: a release conditioned on the version a

@@ -60,5 +60,4 @@ ALERT = entity(
     record=AlertRow,
     read_units=0.5,
     read_items=1,
-    example={"user_id": "demo-ada"},
 )

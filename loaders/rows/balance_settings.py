@@ -26,5 +26,4 @@ BALANCE_SETTINGS = entity(
     sk=None,
     wakes=True,
     record=BalanceSettingsRow,
-    example={"user_id": "demo-ada"},
 )

@@ -10,14 +10,7 @@ from loaders.record import Input, Record, attribute, expiry, key, record, user_k
 from loaders.rows.users import USERS
 from loaders.table import Table
 
-__all__ = [
-    "LAST_PAGE",
-    "MAX_PAGE",
-    "PAVE_LABEL",
-    "REFRESH_INSIGHTS",
-    "LastPageRow",
-    "PaveLabelRow",
-]
+__all__ = ["LAST_PAGE", "PAVE_LABEL", "REFRESH_INSIGHTS", "LastPageRow", "PaveLabelRow"]
 
 REFRESH_INSIGHTS = "REFRESH_INSIGHTS"
 MAX_PAGE = 1_000_000_000
@@ -65,7 +58,6 @@ PAVE_LABEL = entity(
     sk="PAVE#REFRESH_INSIGHTS",
     wakes=True,
     record=PaveLabelRow,
-    example={"user_id": "demo-ada"},
 )
 
 #: The last page the feeder fed, per Pave request.
@@ -80,5 +72,4 @@ LAST_PAGE = entity(
     read_units=0.5,
     read_items=3,
     queried=True,
-    example={"user_id": "demo-ada", "pave_request_id": "req-7f3a"},
 )

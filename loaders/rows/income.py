@@ -35,5 +35,4 @@ INCOME = entity(
     record=IncomeRow,
     read_units=0.5,
     read_items=1,
-    example={"user_id": "demo-ada"},
 )

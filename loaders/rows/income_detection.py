@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import replace
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -20,13 +20,9 @@ from loaders.table import Table
 __all__ = [
     "INCOME_DETECTION_RUN",
     "MAX_TRANSACTIONS",
-    "METHOD_NAME",
-    "METHOD_PREFIX",
-    "METHOD_SUFFIX",
     "DetectedTransaction",
     "IncomeDetectionRunRow",
     "MethodResult",
-    "method_attribute",
     "method_of_attribute",
 ]
 
@@ -187,5 +183,4 @@ INCOME_DETECTION_RUN = entity(
     ttl=TtlRule("run_date", timedelta(days=7)),
     wakes=True,
     record=IncomeDetectionRunRow,
-    example={"user_id": "demo-ada", "run_date": datetime(2026, 12, 2, 11, 31, 28, tzinfo=UTC)},
 )

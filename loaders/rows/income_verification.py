@@ -8,12 +8,7 @@ from loaders.record import Input, Record, attribute, record, user_key
 from loaders.rows.users import USERS
 from loaders.table import Table
 
-__all__ = [
-    "INCOME_VERIFICATION",
-    "VERIFICATION_SOURCES",
-    "VERIFICATION_STATUSES",
-    "IncomeVerificationRow",
-]
+__all__ = ["INCOME_VERIFICATION", "IncomeVerificationRow"]
 
 VERIFICATION_STATUSES = ("pending", "approved", "denied")
 VERIFICATION_SOURCES = ("ollie", "mx", "")
@@ -86,5 +81,4 @@ INCOME_VERIFICATION = entity(
     record=IncomeVerificationRow,
     read_units=0.5,
     read_items=1,
-    example={"user_id": "demo-ada"},
 )

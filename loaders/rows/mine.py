@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any, TypeAlias
 
@@ -114,16 +114,8 @@ MINE = entity(
     sk="TIME#{mined_at:instant}",
     wakes=True,
     record=MineRow,
-    example={"user_id": "demo-ada", "mined_at": datetime(2026, 12, 2, 11, 31, 28, tzinfo=UTC)},
 )
 
-_EXPENSE_EXAMPLE = {
-    "user_id": "demo-ada",
-    "last_mine": "2026-12-02T11:31:28Z",
-    "merchant": "m-netflix",
-    "frequency": "monthly",
-    "amount": "15.49",
-}
 #: An expense found by a mine, due on `due_date`; kept `EXPENSE_TTL` days after it.
 _EXPENSE_TTL = TtlRule("due_date", setting="expense_ttl_days", from_midnight=True)
 
@@ -139,7 +131,6 @@ RECURRING_EXPENSE = entity(
     read_units=2.0,
     read_items=48,
     queried=True,
-    example=_EXPENSE_EXAMPLE,
 )
 
 RITUAL_EXPENSE = entity(
@@ -153,7 +144,6 @@ RITUAL_EXPENSE = entity(
     read_units=0.5,
     read_items=16,
     queried=True,
-    example=_EXPENSE_EXAMPLE,
 )
 
 EXPENSES: dict[ExpenseKind, Entity[Any]] = {

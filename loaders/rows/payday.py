@@ -7,7 +7,7 @@ from loaders.entity import TtlRule, entity
 from loaders.record import Input, Record, attribute, expiry, record, user_key
 from loaders.table import Table
 
-__all__ = ["DETECTION_METHODS", "PAYDAY", "AlgorithmPrediction", "PaydayRow"]
+__all__ = ["PAYDAY", "AlgorithmPrediction", "PaydayRow"]
 
 DETECTION_METHODS = (
     "PAVE_PAYDAY_CALCULATION",
@@ -114,5 +114,4 @@ PAYDAY = entity(
     ttl=TtlRule("created_date", timedelta(days=2)),
     wakes=True,
     record=PaydayRow,
-    example={"user_id": "demo-ada"},
 )

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from decimal import Decimal
 
 from loaders.entity import TtlRule, entity
@@ -38,5 +38,4 @@ CASH_ADVANCE_SCORE = entity(
     # The Query stops at `limit`: the default 10 of the 30 scores a month keeps.
     read_items=10,
     queried=True,
-    example={"user_id": "demo-ada", "scored_at": datetime(2026, 12, 2, 11, 31, 28, tzinfo=UTC)},
 )

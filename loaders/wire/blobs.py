@@ -9,24 +9,23 @@ JSON it started from. DynamoDB's JSON already is the wire form the codec reads."
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable
 from typing import Any
 
-__all__ = ["BLOB_MARKS", "attribute_value", "decode_blobs", "may_hold_blobs"]
+__all__ = ["BLOB_MARKS", "decode_blobs", "may_hold_blobs"]
 
 
-def attribute_value(value: dict[str, Any], blob: Callable[[str], bytes]) -> dict[str, Any]:
+def attribute_value(value: dict[str, Any]) -> dict[str, Any]:
     """One attribute value as botocore's full parse gives it."""
     if "S" in value or "N" in value or "BOOL" in value or "NULL" in value or "SS" in value:
         return value
     if "M" in value:
-        return {"M": {name: attribute_value(inner, blob) for name, inner in value["M"].items()}}
+        return {"M": {name: attribute_value(inner) for name, inner in value["M"].items()}}
     if "L" in value:
-        return {"L": [attribute_value(inner, blob) for inner in value["L"]]}
+        return {"L": [attribute_value(inner) for inner in value["L"]]}
     if "B" in value:
-        return {"B": blob(value["B"])}
+        return {"B": base64.b64decode(value["B"])}
     if "BS" in value:
-        return {"BS": [blob(inner) for inner in value["BS"]]}
+        return {"BS": [base64.b64decode(inner) for inner in value["BS"]]}
     return value
 
 
@@ -59,22 +58,18 @@ def may_hold_blobs(body: bytes) -> bool:
     return any(mark in body for mark in BLOB_MARKS)
 
 
-def _items_with_blobs(items: list[Any], blob: Callable[[str], bytes]) -> list[Any]:
-    return [{name: attribute_value(value, blob) for name, value in item.items()} for item in items]
+def _items_with_blobs(items: list[Any]) -> list[Any]:
+    return [{name: attribute_value(value) for name, value in item.items()} for item in items]
 
 
 def decode_blobs(parsed: dict[str, Any]) -> None:
     """Blobs (`B`, `BS`) in a read's items and keys decoded to bytes, as botocore does."""
-
-    def blob(text: str) -> bytes:
-        return base64.b64decode(text)
-
     for field in ("Item", "LastEvaluatedKey"):
         if isinstance(parsed.get(field), dict):
-            [parsed[field]] = _items_with_blobs([parsed[field]], blob)
+            [parsed[field]] = _items_with_blobs([parsed[field]])
     if isinstance(parsed.get("Items"), list):
-        parsed["Items"] = _items_with_blobs(parsed["Items"], blob)
+        parsed["Items"] = _items_with_blobs(parsed["Items"])
     for table, items in (parsed.get("Responses") or {}).items():
-        parsed["Responses"][table] = _items_with_blobs(items, blob)
+        parsed["Responses"][table] = _items_with_blobs(items)
     for request in (parsed.get("UnprocessedKeys") or {}).values():
-        request["Keys"] = _items_with_blobs(request["Keys"], blob)
+        request["Keys"] = _items_with_blobs(request["Keys"])

@@ -334,10 +334,7 @@ class LeanClient:
     ) -> Answer:
         url = self.wire.url_for(credentials.account_id)
         request = self.request(target, body, credentials, span.trace_headers(), url)
-        pool = self._pools.get(url)
-        if pool is None or pool.closed:
-            pool = self.pool(url)
-        return await pool.exchange(request)
+        return await self.pool(url).exchange(request)
 
     def _signer(self, url: str) -> Signer:
         signer = self._signers.get(url)

@@ -28,19 +28,8 @@ __all__ = ["STANDARD", "WireSettings", "close_with", "default_verify", "tls_cont
 STANDARD = "standard"
 #: aiobotocore's keep-alive when the client's config names none.
 DEFAULT_KEEPALIVE_SECONDS = 12.0
-#: botocore's standard mode when the config names no attempts.
-DEFAULT_MAX_ATTEMPTS = 3
 #: An account-ID endpoint (botocore's ruleset for the aws partition, 1.40).
 ACCOUNT_ENDPOINT = "https://{account}.ddb.{region}.amazonaws.com"
-
-
-def max_attempts_of(retries: Mapping[str, Any]) -> int:
-    """Total attempts from a botocore Config's `retries`, as botocore reads it."""
-    if "total_max_attempts" in retries:
-        return int(retries["total_max_attempts"])
-    if "max_attempts" in retries:
-        return int(retries["max_attempts"]) + 1
-    return DEFAULT_MAX_ATTEMPTS
 
 
 def default_verify() -> bool | str:
@@ -56,7 +45,6 @@ class WireSettings:
     endpoint_url: str
     region: str
     user_agent: str = "insight-gateway"
-    max_attempts: int = DEFAULT_MAX_ATTEMPTS
     retry_mode: str = STANDARD
     pool_size: int = 10
     connect_timeout: float | None = 60.0
@@ -82,7 +70,6 @@ class WireSettings:
             endpoint_url=client.meta.endpoint_url,
             region=client.meta.region_name,
             user_agent=config.user_agent or "insight-gateway",
-            max_attempts=max_attempts_of(retries),
             retry_mode=retries.get("mode") or os.environ.get("AWS_RETRY_MODE") or "legacy",
             pool_size=config.max_pool_connections,
             connect_timeout=config.connect_timeout,

@@ -9,7 +9,9 @@ Opening a connection fails as aiobotocore's does, with botocore's exceptions:
 from __future__ import annotations
 
 import asyncio
+import functools
 import ssl
+from typing import Any
 from urllib.parse import urlsplit
 
 from botocore.exceptions import ConnectTimeoutError, EndpointConnectionError, SSLError
@@ -80,25 +82,17 @@ class ConnectionPool:
         # A host with IPv6 and IPv4 addresses: the next tried after 0.25 s, all within the
         # one connect timeout (RFC 8305; aiohttp's default too). uvloop has no such option:
         # there, the addresses are tried one after the other.
-        staggered = HAPPY_EYEBALLS_DELAY if isinstance(loop, asyncio.BaseEventLoop) else None
-
-        def connection() -> Connection:
-            return Connection(self.url, self._read_timeout)
-
+        options: dict[str, Any] = (
+            {"happy_eyeballs_delay": HAPPY_EYEBALLS_DELAY}
+            if isinstance(loop, asyncio.BaseEventLoop)
+            else {}
+        )
+        connection = functools.partial(Connection, self.url, self._read_timeout)
         try:
             async with asyncio.timeout(self._connect_timeout):
-                if staggered is None:
-                    _, opened = await loop.create_connection(
-                        connection, self._host, self._port, ssl=self._tls
-                    )
-                else:
-                    _, opened = await loop.create_connection(
-                        connection,
-                        self._host,
-                        self._port,
-                        ssl=self._tls,
-                        happy_eyeballs_delay=staggered,
-                    )
+                _, opened = await loop.create_connection(
+                    connection, self._host, self._port, ssl=self._tls, **options
+                )
         except TimeoutError as error:
             raise ConnectTimeoutError(endpoint_url=self.url, error=error) from error
         except ssl.SSLError as error:

@@ -106,18 +106,15 @@ class Signer:
             f"{now.year:04}{now.month:02}{now.day:02}T{now.hour:02}{now.minute:02}{now.second:02}Z"
         )
         day = stamp[:8]
-        if credentials.token is None:
-            signed = "content-type;host;x-amz-date;x-amz-target"
-            canonical_headers = (
-                f"content-type:{JSON_TYPE}\nhost:{self.host}\nx-amz-date:{stamp}\n"
-                f"x-amz-target:{target}\n"
-            )
-        else:
+        token = credentials.token
+        signed, security = "content-type;host;x-amz-date;x-amz-target", ""
+        if token is not None:
             signed = "content-type;host;x-amz-date;x-amz-security-token;x-amz-target"
-            canonical_headers = (
-                f"content-type:{JSON_TYPE}\nhost:{self.host}\nx-amz-date:{stamp}\n"
-                f"x-amz-security-token:{credentials.token}\nx-amz-target:{target}\n"
-            )
+            security = f"x-amz-security-token:{token}\n"
+        canonical_headers = (
+            f"content-type:{JSON_TYPE}\nhost:{self.host}\nx-amz-date:{stamp}\n"
+            f"{security}x-amz-target:{target}\n"
+        )
         canonical = f"POST\n/\n\n{canonical_headers}\n{signed}\n{hashlib.sha256(body).hexdigest()}"
         scope = f"{day}/{self.region}/{SERVICE}/aws4_request"
         to_sign = f"{ALGORITHM}\n{stamp}\n{scope}\n{hashlib.sha256(canonical.encode()).hexdigest()}"
@@ -132,6 +129,6 @@ class Signer:
                 f"SignedHeaders={signed}, Signature={signature}"
             ),
         }
-        if credentials.token is not None:
-            headers["X-Amz-Security-Token"] = credentials.token
+        if token is not None:
+            headers["X-Amz-Security-Token"] = token
         return headers

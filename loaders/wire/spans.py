@@ -57,9 +57,7 @@ def recording() -> bool:
 
 @contextmanager
 def call_span(operation: str, region: str, tables: list[str]) -> Iterator[CallSpan]:
-    if not recording():
-        yield NO_SPAN
-        return
+    """The call's span; entered only when `recording()`."""
     tracer = trace.get_tracer("loaders.wire")
     attributes = {
         "rpc.system": "aws-api",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -74,17 +74,11 @@ def prediction_payload(row: PaydayRow, values: Mapping[str, Any]) -> dict[str, A
 
 
 def record_payday_prediction(
-    writes: Writes,
-    values: Mapping[str, Any],
-    now: datetime,
-    *,
-    suffix: Callable[[], str] = capture.random_suffix,
+    writes: Writes, values: Mapping[str, Any], now: datetime
 ) -> RecordedPayday:
     """Stages the row of the input's `values` (by field name) and its capture event."""
     row = payday_row(values, now)
-    event = capture.payday_prediction_event(
-        row.user_id, prediction_payload(row, values), now, suffix=suffix
-    )
+    event = capture.payday_prediction_event(row.user_id, prediction_payload(row, values), now)
     # One transaction: a capture event never describes a prediction that was not stored,
     # nor is a prediction stored without its event.
     writes.put(PAYDAY.table, row.to_item())

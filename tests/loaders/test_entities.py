@@ -85,15 +85,15 @@ def test_ttl_rules_give_what_the_writers_wrote() -> None:
 
 def test_a_declaration_is_checked_against_its_table() -> None:
     with pytest.raises(ValueError, match="sort key"):
-        entity("x", Table.BALANCE_SETTINGS, pk="{user_id}", sk="X", example={})
+        entity("x", Table.BALANCE_SETTINGS, pk="{user_id}", sk="X")
     with pytest.raises(ValueError, match="read_units and read_items"):
-        entity("x", Table.PAVE, pk=e.USERS, sk="X", example={})
+        entity("x", Table.PAVE, pk=e.USERS, sk="X")
     with pytest.raises(ValueError, match="read_units and read_items"):
-        entity("x", Table.PAVE, pk=e.USERS, sk="X", read_units=0.5, example={})
+        entity("x", Table.PAVE, pk=e.USERS, sk="X", read_units=0.5)
     with pytest.raises(ValueError, match="not a value"):
-        entity("x", Table.PAVE, pk="X#{id}", sk="X", example={})
+        entity("x", Table.PAVE, pk="X#{id}", sk="X")
     with pytest.raises(ValueError, match="another table"):
-        entity("x", Table.INCOME_DETECTION, pk=e.USERS, sk="X", read_units=1.0, example={})
+        entity("x", Table.INCOME_DETECTION, pk=e.USERS, sk="X", read_units=1.0)
 
 
 def test_a_template_parses_only_its_own_keys() -> None:

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -26,15 +25,12 @@ class FakeTimer:
 
     def __init__(self) -> None:
         self.now = 0.0
-        self.on_sleep: Callable[[], Awaitable[None]] | None = None
 
     def monotonic(self) -> float:
         return self.now
 
     async def sleep(self, seconds: float) -> None:
         self.now += seconds
-        if self.on_sleep is not None:
-            await self.on_sleep()
         await asyncio.sleep(0)
 
 
@@ -171,9 +167,9 @@ async def test_release_keeping_the_item_marks_it_released_for_the_next_owner(
     dynamodb: DynamoDBClient, tables: TableNames
 ) -> None:
     first = lock_client(dynamodb, tables, "gateway-a")
-    lock = await first.acquire(KEY, delete_on_release=False)
+    lock = await first.acquire(KEY, data=b"done", delete_on_release=False)
 
-    assert await first.release(lock, data=b"done") is True
+    assert await first.release(lock) is True
 
     assert await read_item(dynamodb, tables) == {
         "key": {"S": KEY},
@@ -184,11 +180,11 @@ async def test_release_keeping_the_item_marks_it_released_for_the_next_owner(
         "data": {"B": b"done"},
     }
     second = lock_client(dynamodb, tables, "gateway-b")
-    taken = await second.acquire(KEY, fail_if_locked=True)
+    taken = await second.acquire(KEY)
     item = await read_item(dynamodb, tables)
     assert item["ownerName"] == {"S": "gateway-b"}
     assert "isReleased" not in item
-    # Like Go, a new owner keeps the data of the item it takes unless told to replace it.
+    # Like Go (without ReplaceData), a new owner keeps the data of the item it takes.
     assert item["data"] == {"B": b"done"}
     assert taken.data == b"done"
 
@@ -203,7 +199,7 @@ async def test_a_go_released_item_is_acquired_keeping_its_data_and_extra_attribu
     )
     client = lock_client(dynamodb, tables, "gateway-a")
 
-    lock = await client.acquire(KEY, fail_if_locked=True)
+    lock = await client.acquire(KEY)
 
     assert await read_item(dynamodb, tables) == {
         "key": {"S": KEY},
@@ -224,7 +220,7 @@ async def test_concurrent_acquirers_exactly_one_wins(
     clients = [lock_client(dynamodb, tables, f"gateway-{n}") for n in range(6)]
 
     outcomes = await asyncio.gather(
-        *(client.acquire(KEY, fail_if_locked=True) for client in clients), return_exceptions=True
+        *(client.acquire(KEY) for client in clients), return_exceptions=True
     )
 
     winners = [outcome for outcome in outcomes if isinstance(outcome, Lock)]
@@ -243,10 +239,9 @@ async def test_a_held_lock_refuses_a_fail_fast_acquirer_without_writing(
     dynamodb_calls.reset()
     client = lock_client(dynamodb, tables, "gateway-a")
 
-    with pytest.raises(LockNotGranted) as refused:
-        await client.acquire(KEY, fail_if_locked=True)
+    with pytest.raises(LockNotGranted):
+        await client.acquire(KEY)
 
-    assert refused.value.holder == "go-balance-alert"
     assert dict(dynamodb_calls.calls) == {"GetItem": 1}
 
 
@@ -263,13 +258,17 @@ async def test_a_dead_owners_lock_is_taken_over_only_after_its_whole_lease(
     timer = FakeTimer()
     client = lock_client(dynamodb, tables, "gateway-a", timer=timer)
 
+    # The holder's lease (its own, not ours) counts from the first sighting of its version:
+    # refused while it runs, taken over at the first look once it has run out unchanged.
+    with pytest.raises(LockNotGranted):
+        await client.acquire(KEY)
+    timer.now = seconds
+    with pytest.raises(LockNotGranted):
+        await client.acquire(KEY)
+    timer.now = seconds + 0.5
     lock = await client.acquire(KEY)
 
-    # Go polls every second and takes over on the first look after the holder's lease
-    # (its own, not ours) has run out with the version unchanged.
-    polls = int(seconds) + 1
-    assert timer.now == polls
-    assert dynamodb_calls.calls["GetItem"] == polls + 1
+    assert dynamodb_calls.calls["GetItem"] == 3
     assert dynamodb_calls.calls["PutItem"] == 1
     put = sent(dynamodb_calls, "PutItem")
     assert put["ExpressionAttributeValues"] == {":rvn": {"S": "1764674288000000000:GOPEER"}}
@@ -283,27 +282,21 @@ async def test_a_go_holder_that_heartbeats_is_never_taken_over(
 ) -> None:
     await put_go_lock(dynamodb, tables)
     timer = FakeTimer()
-    beats = 0
+    dynamodb_calls.reset()
+    client = lock_client(dynamodb, tables, "gateway-a", timer=timer)
 
-    async def go_heartbeat() -> None:
-        nonlocal beats
-        beats += 1
+    # Looked at every 10 s for more than two of its leases, each look after a heartbeat.
+    for beat in range(14):
+        timer.now = 10.0 * beat
         await dynamodb.update_item(
             TableName=tables.locks,
             Key={"key": {"S": KEY}},
             UpdateExpression="SET recordVersionNumber = :v",
-            ExpressionAttributeValues={":v": {"S": f"go-version-{beats}"}},
+            ExpressionAttributeValues={":v": {"S": f"go-version-{beat}"}},
         )
+        with pytest.raises(LockNotGranted, match="held by another owner"):
+            await client.acquire(KEY)
 
-    timer.on_sleep = go_heartbeat
-    dynamodb_calls.reset()
-    client = lock_client(dynamodb, tables, "gateway-a", timer=timer)
-
-    with pytest.raises(LockNotGranted, match="still held"):
-        await client.acquire(KEY)
-
-    # It gives up once the holder's lease plus Go's one-second buffer has passed.
-    assert timer.now == 62
     assert dynamodb_calls.calls["PutItem"] == 0
     item = await read_item(dynamodb, tables)
     assert item["ownerName"] == {"S": "go-balance-alert"}
@@ -317,12 +310,12 @@ async def test_fail_fast_takes_over_a_version_seen_unchanged_for_a_whole_lease(
     client = lock_client(dynamodb, tables, "gateway-a", timer=timer)
 
     with pytest.raises(LockNotGranted):
-        await client.acquire(KEY, fail_if_locked=True)
+        await client.acquire(KEY)
     timer.now = 60.0
     with pytest.raises(LockNotGranted):
-        await client.acquire(KEY, fail_if_locked=True)
+        await client.acquire(KEY)
     timer.now = 60.5
-    lock = await client.acquire(KEY, fail_if_locked=True)
+    lock = await client.acquire(KEY)
 
     item = await read_item(dynamodb, tables)
     assert item["ownerName"] == {"S": "gateway-a"}
@@ -336,15 +329,15 @@ async def test_fail_fast_restarts_the_count_when_the_holder_heartbeats(
     timer = FakeTimer()
     client = lock_client(dynamodb, tables, "gateway-a", timer=timer)
     with pytest.raises(LockNotGranted):
-        await client.acquire(KEY, fail_if_locked=True)
+        await client.acquire(KEY)
 
     timer.now = 30.0
     await put_go_lock(dynamodb, tables, version="1764674318000000000:GOPEER")
     timer.now = 61.0
     with pytest.raises(LockNotGranted):
-        await client.acquire(KEY, fail_if_locked=True)
+        await client.acquire(KEY)
     timer.now = 121.5
-    await client.acquire(KEY, fail_if_locked=True)
+    await client.acquire(KEY)
 
     item = await read_item(dynamodb, tables)
     assert item["ownerName"] == {"S": "gateway-a"}
@@ -365,13 +358,13 @@ async def test_heartbeats_keep_a_long_holders_lock(
     async with holder.hold(KEY) as lock:
         first_version = lock.record_version_number
         dynamodb_calls.reset()
-        # The contender waits the holder's whole lease plus its buffer, and still loses.
-        with pytest.raises(LockNotGranted, match="still held"):
-            await contender.acquire(
-                KEY,
-                refresh_period=timedelta(milliseconds=50),
-                additional_wait=timedelta(milliseconds=100),
-            )
+        # The contender looks, then again more than the holder's whole lease later: without
+        # heartbeats this second look would take the lock over (the sighting a lease old).
+        with pytest.raises(LockNotGranted):
+            await contender.acquire(KEY)
+        await asyncio.sleep(2.2)
+        with pytest.raises(LockNotGranted):
+            await contender.acquire(KEY)
         assert holder.is_held(lock)
         # A heartbeat may land while the item is read: the stored version is the lock's
         # version from just before the read or from just after it.
@@ -415,7 +408,7 @@ async def test_a_failure_inside_the_block_still_releases(
     dynamodb_calls.reset()
     await asyncio.sleep(0.15)
     assert dynamodb_calls.total == 0
-    await lock_client(dynamodb, tables, "gateway-b").acquire(KEY, fail_if_locked=True)
+    await lock_client(dynamodb, tables, "gateway-b").acquire(KEY)
 
 
 async def test_a_cancelled_holder_still_releases(

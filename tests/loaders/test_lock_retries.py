@@ -44,7 +44,7 @@ async def test_an_acquire_whose_answer_was_lost_holds_the_lock(
     locks: LockClient, proxy: FaultProxy, dynamodb: DynamoDBClient, tables: TableNames
 ) -> None:
     proxy.inject("PutItem", Lose(), times=1)
-    lock = await locks.acquire("balance-alert:user_id:u-1", fail_if_locked=True)
+    lock = await locks.acquire("balance-alert:user_id:u-1")
     assert proxy.injected["PutItem"] == 1
     assert proxy.received["PutItem"] == 2
     item = await stored(dynamodb, tables, "balance-alert:user_id:u-1")
@@ -66,13 +66,13 @@ async def test_another_owners_lock_is_still_refused(
     }
     await dynamodb.put_item(TableName=tables.locks, Item=item)
     with pytest.raises(LockNotGranted):
-        await locks.acquire("k", fail_if_locked=True)
+        await locks.acquire("k")
 
 
 async def test_a_heartbeat_whose_answer_was_lost_keeps_the_lock(
     locks: LockClient, proxy: FaultProxy, dynamodb: DynamoDBClient, tables: TableNames
 ) -> None:
-    lock = await locks.acquire("k", fail_if_locked=True)
+    lock = await locks.acquire("k")
     proxy.inject("UpdateItem", Lose(), times=1)
     await locks.send_heartbeat(lock)
     assert proxy.received["UpdateItem"] == 2

@@ -48,7 +48,6 @@ EMPLOYED_VERIFICATION = entity(
     record=EmployedVerificationRow,
     read_units=0.5,
     read_items=1,
-    example={"user_id": "u-1"},
 )
 
 

@@ -57,7 +57,6 @@ NICKNAME = entity(
     record=NicknameRow,
     read_units=0.5,
     read_items=1,
-    example={"user_id": "u-1"},
 )
 
 

@@ -11,11 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from loaders.balance_alert import Decision, evaluate_balance_alert
+from loaders.balance_alert import Decision, Evaluation, evaluate_balance_alert
+from loaders.cache import WritePublisher
 from loaders.codec import format_instant
 from loaders.dynamodb import Dynamo, DynamoDBFailure
 from loaders.lock import LockClient
 from loaders.tables import TableNames
+from schema.writes import WriteSession
 from tests.conftest import NOW, CallCounter, put_wire_items
 from tests.loaders.test_lock import FakeTimer
 from tests.schema.conftest import Execute, data_of
@@ -29,6 +31,16 @@ LOCK_KEY = "balance-alert:user_id:u-1"
 
 #: The mutation input's values (by field name) the direct evaluations take.
 BALANCES = {"user_id": "u-1", "available_balance": Decimal("10"), "current_balance": Decimal("20")}
+
+
+async def evaluate_directly(dynamo: Dynamo, locks: LockClient) -> Evaluation:
+    """`BALANCES` evaluated as the mutation runs it: staged, then committed (and the lock
+    released) by the operation's write session."""
+    session = WriteSession(dynamo, WritePublisher())
+    return await session.run(
+        "evaluateBalanceAlert",
+        lambda writes: evaluate_balance_alert(dynamo, locks, BALANCES, NOW, writes),
+    )
 
 
 async def evaluate(execute: Execute, available: str, current: str = "120") -> Any:
@@ -263,17 +275,12 @@ async def test_a_failing_evaluation_releases_its_lock(
     await set_threshold(dynamodb, tables, n("50"))
     broken = Dynamo(dynamodb, dataclasses.replace(tables, balance_settings="no-such-table"))
     locks = LockClient(dynamo)
-    command = {
-        "user_id": "u-1",
-        "available_balance": Decimal("10"),
-        "current_balance": Decimal("20"),
-    }
 
     with pytest.raises(DynamoDBFailure):
-        await evaluate_balance_alert(broken, locks, command, NOW)
+        await evaluate_directly(broken, locks)
 
     assert await lock_items(dynamodb, tables) == []
-    assert (await evaluate_balance_alert(dynamo, locks, command, NOW)).decision is Decision.SENT
+    assert (await evaluate_directly(dynamo, locks)).decision is Decision.SENT
 
 
 async def test_a_dead_owners_lock_is_taken_over_by_a_later_evaluation_after_its_lease(
@@ -283,19 +290,14 @@ async def test_a_dead_owners_lock_is_taken_over_by_a_later_evaluation_after_its_
     await put_go_lock(dynamodb, tables)
     timer = FakeTimer()
     locks = LockClient(dynamo, timer=timer)
-    command = {
-        "user_id": "u-1",
-        "available_balance": Decimal("10"),
-        "current_balance": Decimal("20"),
-    }
 
-    assert (await evaluate_balance_alert(dynamo, locks, command, NOW)).decision is Decision.LOCKED
+    assert (await evaluate_directly(dynamo, locks)).decision is Decision.LOCKED
     timer.now = 59.0
-    assert (await evaluate_balance_alert(dynamo, locks, command, NOW)).decision is Decision.LOCKED
+    assert (await evaluate_directly(dynamo, locks)).decision is Decision.LOCKED
     assert await stored_alert(dynamodb, tables) is None
     timer.now = 60.5
 
-    assert (await evaluate_balance_alert(dynamo, locks, command, NOW)).decision is Decision.SENT
+    assert (await evaluate_directly(dynamo, locks)).decision is Decision.SENT
     assert await lock_items(dynamodb, tables) == []
 
 
@@ -327,11 +329,6 @@ async def test_heartbeats_keep_a_long_evaluations_lock(
     lease, beat = timedelta(seconds=1), timedelta(milliseconds=100)
     slow_locks = LockClient(dynamo, lease=lease, heartbeat_period=beat)
     other_locks = LockClient(dynamo, lease=lease, heartbeat_period=beat)
-    command = {
-        "user_id": "u-1",
-        "available_balance": Decimal("10"),
-        "current_balance": Decimal("20"),
-    }
 
     async def a_slow_settings_read(params: dict[str, Any], **_: Any) -> None:
         if params.get("TableName") == tables.balance_settings:
@@ -340,13 +337,13 @@ async def test_heartbeats_keep_a_long_evaluations_lock(
     events: Any = dynamodb.meta.events
     events.register("before-parameter-build.dynamodb.GetItem", a_slow_settings_read)
     try:
-        slow = asyncio.create_task(evaluate_balance_alert(dynamo, slow_locks, command, NOW))
+        slow = asyncio.create_task(evaluate_directly(dynamo, slow_locks))
         await asyncio.sleep(0.1)
         # Seen once, then again after more than the lease: without heartbeats this second
         # look would take the lock over (the sighting is a lease old).
-        first = await evaluate_balance_alert(dynamo, other_locks, command, NOW)
+        first = await evaluate_directly(dynamo, other_locks)
         await asyncio.sleep(1.1)
-        second = await evaluate_balance_alert(dynamo, other_locks, command, NOW)
+        second = await evaluate_directly(dynamo, other_locks)
         outcome = await slow
     finally:
         events.unregister("before-parameter-build.dynamodb.GetItem", a_slow_settings_read)

@@ -184,7 +184,7 @@ async def test_a_locked_evaluation_is_not_recorded(
     from loaders.lock import LockClient
 
     other_owner = LockClient(dynamo)
-    lock = await other_owner.acquire("balance-alert:user_id:u-1", fail_if_locked=True)
+    lock = await other_owner.acquire("balance-alert:user_id:u-1")
     async with gateway(settings, dynamo, clock) as client:
         locked = await send(client, clock, "evaluateBalanceAlert", ALERT)
         await other_owner.release(lock)
