@@ -21,14 +21,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import coredis
 import orjson
 
 from loaders.backoff import Backoff
-from loaders.live.changes.feed import Change, ChangeListener, ShardPosition, notify_each
+from loaders.live.changes.feed import Change, Listeners, ShardPosition
 from loaders.lock import random_name
 from loaders.tables import Table
 
@@ -41,7 +41,7 @@ class FeedUnavailable(Exception):
     """The change feed cannot publish now (Redis is unreachable)."""
 
 
-class RedisChangeFeed:
+class RedisChangeFeed(Listeners):
     def __init__(
         self,
         uri: str,
@@ -52,12 +52,12 @@ class RedisChangeFeed:
         backoff_base: float = 0.1,
         backoff_cap: float = 5.0,
     ) -> None:
+        super().__init__()
         self._uri = uri
         self._channel = channel
         self._health_seconds = health_seconds
         self._timeout = timeout_seconds
         self._backoff = Backoff(backoff_base, backoff_cap)
-        self._listeners: list[ChangeListener] = []
         self._client: coredis.Redis[bytes] | None = None
         self._connected = False
         self._was_connected = False
@@ -103,10 +103,6 @@ class RedisChangeFeed:
             self._number += 1
 
     # --- listening ----------------------------------------------------------------------
-
-    def listen(self, listener: ChangeListener) -> Callable[[], None]:
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener)
 
     async def start(self) -> None:
         """Connect (in the background, reconnecting for ever); waits up to the timeout for
@@ -241,6 +237,3 @@ class RedisChangeFeed:
                 publisher,
             )
             self._each(lambda listener: listener.resync("change feed lost messages"))
-
-    def _each(self, call: Callable[[ChangeListener], None]) -> None:
-        notify_each(self._listeners, call)
