@@ -46,18 +46,15 @@ class RedisChangeFeed(Listeners):
         self,
         uri: str,
         *,
-        channel: str = CHANNEL,
         health_seconds: float = 0.5,
         timeout_seconds: float = 1.0,
-        backoff_base: float = 0.1,
         backoff_cap: float = 5.0,
     ) -> None:
         super().__init__()
         self._uri = uri
-        self._channel = channel
         self._health_seconds = health_seconds
         self._timeout = timeout_seconds
-        self._backoff = Backoff(backoff_base, backoff_cap)
+        self._backoff = Backoff(base=0.1, cap=backoff_cap)
         self._client: coredis.Redis[bytes] | None = None
         self._connected = False
         self._was_connected = False
@@ -97,7 +94,7 @@ class RedisChangeFeed(Listeners):
             body["n"] = self._number + 1
             try:
                 async with asyncio.timeout(self._timeout):
-                    await client.publish(self._channel, orjson.dumps(body))
+                    await client.publish(CHANNEL, orjson.dumps(body))
             except (TimeoutError, coredis.exceptions.RedisError, OSError) as error:
                 raise FeedUnavailable(f"publish to Redis failed: {error!r}") from error
             self._number += 1
@@ -144,7 +141,7 @@ class RedisChangeFeed(Listeners):
         pubsub = client.pubsub(ignore_subscribe_messages=True)
         try:
             async with asyncio.timeout(self._timeout):
-                await pubsub.subscribe(self._channel)
+                await pubsub.subscribe(CHANNEL)
                 await client.ping()
             self._connected = True
             self._ready.set()
@@ -186,7 +183,7 @@ class RedisChangeFeed(Listeners):
             try:
                 body = orjson.loads(data)
             except (orjson.JSONDecodeError, TypeError):
-                logger.warning("change feed: a message that is not ours on %s", self._channel)
+                logger.warning("change feed: a message that is not ours on %s", CHANNEL)
                 continue
             if isinstance(body, dict):
                 self._deliver(body)
@@ -208,7 +205,7 @@ class RedisChangeFeed(Listeners):
                 reason = str(body["r"])
                 self._each(lambda listener: listener.resync(reason))
         except (ValueError, TypeError, KeyError):
-            logger.warning("change feed: a malformed message on %s", self._channel)
+            logger.warning("change feed: a malformed message on %s", CHANNEL)
 
     def _follow(self, publisher: str, number: int) -> None:
         """Follow one publisher's numbers; the listeners resync only where messages were
