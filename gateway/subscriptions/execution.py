@@ -59,8 +59,8 @@ class LiveView(Protocol):
     kinds: OperationKinds
     #: Seconds a socket has to send `connection_init` (else 4408).
     init_wait_seconds: float
-    #: Operations at once on one socket (None: no bound).
-    max_operations: int | None
+    #: Operations at once on one socket.
+    max_operations: int
 
     @property
     def keepalive(self) -> Keepalive | None: ...

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from functools import cached_property
 
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket
 
 from gateway.auth.tokens import TokenVerifier, Unauthenticated
@@ -40,13 +41,13 @@ class SubscriptionSockets:
     settings: Settings
     clock: Clock
     verifier: TokenVerifier
-    #: The server pings an acknowledged socket this often (seconds; the client answers pong).
+    #: The server pings an acknowledged socket this often (seconds; 0: never).
     keep_alive_interval = 15.0
 
     def configure_sockets(self, settings: LiveSettings) -> None:
         #: A socket must send `connection_init` this soon (seconds; else 4408).
         self.init_wait_seconds = settings.subscriptions_init_seconds
-        self.max_operations: int | None = settings.subscriptions_max_per_connection
+        self.max_operations = settings.subscriptions_max_per_connection
 
     @property
     def max_frame_bytes(self) -> int:
@@ -142,14 +143,8 @@ class SubscriptionSockets:
                 f"({sockets.unauthenticated}): retry, send the token in the upgrade's "
                 "Authorization header, or try another one"
             )
-        await _refuse(
-            websocket,
-            JSONResponse(
-                {"errors": [{"message": message, "extensions": {"code": "SERVICE_UNAVAILABLE"}}]},
-                status_code=503,
-                headers={**PROTECTIVE_HEADERS, "Retry-After": str(RETRY_AFTER_SECONDS)},
-            ),
-        )
+        retry = {**PROTECTIVE_HEADERS, "Retry-After": str(RETRY_AFTER_SECONDS)}
+        await _refuse(websocket, 503, "SERVICE_UNAVAILABLE", message, retry)
 
     def _upgrade_principal(self, websocket: WebSocket) -> Principal | None:
         """The principal of the token in the upgrade's header, if there is a valid one. The
@@ -169,12 +164,7 @@ class SubscriptionSockets:
         limit = self.principal_sockets.maximum
         logger.info("WebSocket upgrade refused: %d sockets open for its principal", limit)
         message = f"Too many sockets open for this user on this replica (at most {limit})"
-        refusal = JSONResponse(
-            {"errors": [{"message": message, "extensions": {"code": "RATE_LIMITED"}}]},
-            status_code=429,
-            headers=PROTECTIVE_HEADERS,
-        )
-        await _refuse(websocket, refusal)
+        await _refuse(websocket, 429, "RATE_LIMITED", message, PROTECTIVE_HEADERS)
 
     def operation_context(
         self, connection: Connection, live: LiveSubscriptions | None = None
@@ -197,8 +187,12 @@ class SubscriptionSockets:
         return hub
 
 
-async def _refuse(websocket: WebSocket, refusal: Response) -> None:
-    """Answer the upgrade with `refusal`, never accepting the WebSocket."""
+async def _refuse(
+    websocket: WebSocket, status: int, code: str, message: str, headers: Mapping[str, str]
+) -> None:
+    """Answer the upgrade with `status` and the error `code`, never accepting the WebSocket."""
+    errors = [{"message": message, "extensions": {"code": code}}]
+    refusal = JSONResponse({"errors": errors}, status_code=status, headers=headers)
     if "websocket.http.response" in websocket.scope.get("extensions", {}):
         await websocket.send_denial_response(refusal)
     else:
