@@ -27,7 +27,6 @@ class LiveData:
     #: What subscriptions and the cache `listen()` to.
     feed: ChangeFeed
     coordinator: LeaseCoordinator
-    metrics: StreamMetrics
 
 
 @asynccontextmanager
@@ -58,7 +57,7 @@ async def open_live_data(
                 settings.change_feed_uri.split("@")[-1],
             )
             try:
-                yield LiveData(feed, coordinator, metrics)
+                yield LiveData(feed, coordinator)
             finally:
                 await coordinator.stop()
     finally:

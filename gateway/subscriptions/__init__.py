@@ -2,14 +2,7 @@
 own, on starlette's WebSocket) and the view's socket hooks. The hub itself, and the
 re-reads, are `schema.live`'s; its lifespan wiring is `gateway.live`'s."""
 
-from gateway.subscriptions.connection import Connection
-from gateway.subscriptions.protocol import SocketProtocol
 from gateway.subscriptions.view import SubscriptionSockets
 from schema.subscription import NOT_OVER_WEBSOCKET
 
-__all__ = [
-    "NOT_OVER_WEBSOCKET",
-    "Connection",
-    "SocketProtocol",
-    "SubscriptionSockets",
-]
+__all__ = ["NOT_OVER_WEBSOCKET", "SubscriptionSockets"]

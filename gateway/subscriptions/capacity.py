@@ -30,9 +30,9 @@ class ReplicaSockets:
     """The authenticated WebSockets open on this replica (`open`), and those still waiting
     for their `connection_init` (`waiting`, at most `unauthenticated`)."""
 
-    def __init__(self, maximum: int, unauthenticated: int | None = None) -> None:
+    def __init__(self, maximum: int, unauthenticated: int) -> None:
         self.maximum = maximum
-        self.unauthenticated = maximum if unauthenticated is None else unauthenticated
+        self.unauthenticated = unauthenticated
         self.open = 0
         self.waiting = 0
 

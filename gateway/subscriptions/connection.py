@@ -19,8 +19,6 @@ class Connection:
 
     websocket: WebSocket
     principal: Principal | None = None
-    #: Epoch seconds from which the token is refused (its `exp` plus the leeway).
-    expires_at: float | None = None
     #: The client's address, for log lines.
     peer: str = field(default="")
     #: The upgrade request's X-Request-ID (or a new one): every operation's Context has it.

@@ -24,16 +24,15 @@ from strawberry.types import ExecutionResult
 from strawberry.types.execution import PreExecutionError
 
 from gateway.auth.tokens import TokenVerifier
-from gateway.idempotency import Idempotency
+from gateway.idempotency import Answer, Idempotency
 from gateway.operations.gate import OperationGate
 from gateway.operations.kinds import OperationKinds
 from gateway.operations.operation import BadRequest
 from gateway.operations.operation import Operation as RequestOperation
-from gateway.operations.payload import formatted
+from gateway.operations.payload import formatted, payload_of
 from gateway.operations.resume import EXTENSION, ResumingSession, given_event_id
 from gateway.subscriptions.connection import Connection
 from gateway.subscriptions.keepalive import Keepalive
-from gateway.subscriptions.keyed import answered_keyed
 from gateway.subscriptions.operation import SocketOperation, sender
 from gateway.subscriptions.principal_sockets import PrincipalSockets
 from gateway.subscriptions.timers import CLOSED_ON_SEND
@@ -60,8 +59,8 @@ class LiveView(Protocol):
     kinds: OperationKinds
     #: Seconds a socket has to send `connection_init` (else 4408).
     init_wait_seconds: float
-    #: Operations at once on one socket (None: no bound).
-    max_operations: int | None
+    #: Operations at once on one socket.
+    max_operations: int
 
     @property
     def keepalive(self) -> Keepalive | None: ...
@@ -131,7 +130,7 @@ async def run_operation(socket: OperationSocket, operation: SocketOperation) -> 
             resuming=operation.last_seen is not None,
         )
         context = view.operation_context(connection, live)
-        if await answered_keyed(view, view.schema, operation, query, context):
+        if await _answered_keyed(view, operation, query, context):
             return
         results = await view.schema.stream(
             query,
@@ -197,3 +196,42 @@ def _payload(result: ExecutionResult) -> dict[str, Any]:
     if result.extensions:
         payload["extensions"] = result.extensions
     return payload
+
+
+async def _answered_keyed(
+    view: LiveView, operation: SocketOperation, query: str, context: Context
+) -> bool:
+    """Answer `operation` when it is a mutation sent with `extensions.idempotencyKey` (SPEC
+    section 9: through its key's record, as over HTTP), or a mutation refused for want of a
+    key; False when it is anything else, for the handler to run as usual."""
+    try:
+        is_mutation = view.kinds.is_mutation(query, operation.operation_name)
+        keyed = view.keys.keyed(operation, query, context.principal, is_mutation=is_mutation)
+    except GatewayError as refused:
+        await operation.send_errors([formatted(refused)])
+        return True
+    if keyed is None:
+        return False
+
+    async def execute() -> Answer:
+        result = await view.schema.execute(
+            query,
+            variable_values=operation.variables,
+            context_value=context,
+            operation_name=operation.operation_name,
+            operation_extensions=operation.extensions,
+        )
+        return Answer(payload_of(result, context.request_id), 200, source=result)
+
+    answer = await view.keys.run(context, keyed, execute)
+    if "data" not in answer.payload:
+        # Refused before it ran (a reused key, a request error): the protocol's `error`.
+        await operation.send_errors(answer.payload.get("errors") or [])
+        return True
+    payload = dict(answer.payload)
+    if answer.replayed:
+        # The socket has no headers: the replay is told as the batch tells it.
+        payload["extensions"] = {"idempotencyReplayed": True}
+    await operation.send_operation_message({"id": operation.id, "type": "next", "payload": payload})
+    await operation.send_operation_message({"id": operation.id, "type": "complete"})
+    return True

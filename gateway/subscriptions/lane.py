@@ -38,9 +38,7 @@ class GatewayApp(Starlette):
     serve_stream: ASGIApp | None = None
 
     def serve_sockets(
-        self,
-        serve: Callable[[WebSocket], Awaitable[None]],
-        checked: Callable[[ASGIApp], ASGIApp] = lambda app: app,
+        self, serve: Callable[[WebSocket], Awaitable[None]], checked: Callable[[ASGIApp], ASGIApp]
     ) -> None:
         """Sockets served by `serve`, behind `checked`: the checks of the HTTP stack's that
         a socket needs too (the allowed hosts), and no other layer."""
@@ -51,28 +49,18 @@ class GatewayApp(Starlette):
         self.socket_lane = checked(lane)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        serve_stream = self.serve_stream
-        if (
-            serve_stream is not None
-            and scope["type"] == "http"
-            and scope["path"] == SOCKET_PATH
-            and not scope.get("root_path")
-            and _streamed(scope)
-        ):
-            scope["app"] = self
-            await serve_stream(scope, receive, send)
+        kind = scope["type"]
+        lane: ASGIApp | None = None
+        if kind != "lifespan" and scope["path"] == SOCKET_PATH and not scope.get("root_path"):
+            if kind == "websocket":
+                lane = self.socket_lane
+            elif _streamed(scope):
+                lane = self.serve_stream
+        if lane is None:
+            await super().__call__(scope, receive, send)
             return
-        lane = self.socket_lane
-        if (
-            lane is not None
-            and scope["type"] == "websocket"
-            and scope["path"] == SOCKET_PATH
-            and not scope.get("root_path")
-        ):
-            scope["app"] = self
-            await lane(scope, receive, send)
-            return
-        await super().__call__(scope, receive, send)
+        scope["app"] = self
+        await lane(scope, receive, send)
 
 
 def _streamed(scope: Scope) -> bool:

@@ -244,7 +244,6 @@ class SocketProtocol:
             self.keepalive_slot = view.keepalive.join(self)
 
     def _expire_at(self, expires_at: float) -> None:
-        self.connection.expires_at = expires_at
         delay = max(0.0, expires_at - self.view.clock.now().timestamp())
         self.timer.at(delay, self._expired)
 
@@ -296,7 +295,7 @@ class SocketProtocol:
             await self.close(SUBSCRIBER_EXISTS, f"Subscriber for {operation_id} already exists")
             return
         limit = self.view.max_operations
-        if limit is not None and len(self.operations) >= limit:
+        if len(self.operations) >= limit:
             error = BadRequest(
                 f"Subscription limit reached: at most {limit} operations at once on a connection"
             )

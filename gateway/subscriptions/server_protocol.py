@@ -29,6 +29,7 @@ from uvicorn.config import Config
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from uvicorn.server import ServerState
 
+from gateway.live_http.light_event import LightEvent
 from gateway.settings import Settings
 
 #: The share of the grace period the closes are spread over: the rest lets the last ones
@@ -82,34 +83,6 @@ class _Inbox:
         return self._items.pop(0)
 
 
-class _Writable:
-    """What uvicorn's protocol uses of its `writable` `asyncio.Event` (set, clear, wait):
-    the transport's flow control, almost always set; a future only while a send waits,
-    not the event's deque for the socket's life."""
-
-    __slots__ = ("_waiter",)
-
-    def __init__(self) -> None:
-        self._waiter: asyncio.Future[None] | None = None
-
-    def is_set(self) -> bool:
-        return self._waiter is None
-
-    def set(self) -> None:
-        waiter, self._waiter = self._waiter, None
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
-
-    def clear(self) -> None:
-        if self._waiter is None:
-            self._waiter = asyncio.get_running_loop().create_future()
-
-    async def wait(self) -> None:
-        waiter = self._waiter
-        if waiter is not None:
-            await asyncio.shield(waiter)  # several sends may wait on it
-
-
 class _Closing:
     """The order of the closes one server makes at its shutdown."""
 
@@ -131,7 +104,7 @@ class GatewayWebSocketProtocol(WebSocketsSansIOProtocol):
             config.ws_per_message_deflate = settings.subscriptions_compression
         super().__init__(config, server_state, app_state, _loop)
         self.queue = _Inbox()  # type: ignore[assignment]
-        self.writable = _Writable()  # type: ignore[assignment]
+        self.writable = LightEvent(flag=True)  # type: ignore[assignment]
         self._server_state = server_state
 
     async def send(self, message: Any) -> None:

@@ -10,13 +10,12 @@ import contextlib
 from collections.abc import Awaitable, Callable
 
 from starlette.websockets import WebSocketDisconnect
-from starlette.websockets import WebSocketDisconnected as SocketClosedOnSend
 
 #: What a timer runs: a coroutine that sends on the socket.
 Job = Callable[[], Awaitable[None]]
 
-#: What a closed socket's send raises (and a timer's job may meet).
-CLOSED_ON_SEND = (WebSocketDisconnect, SocketClosedOnSend, OSError, RuntimeError)
+#: What a closed socket's send raises (starlette's WebSocketDisconnected is a RuntimeError).
+CLOSED_ON_SEND = (WebSocketDisconnect, OSError, RuntimeError)
 
 
 class SocketTimer:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from collections.abc import Mapping
 from functools import cached_property
 
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket
 
 from gateway.auth.tokens import TokenVerifier, Unauthenticated
@@ -29,8 +29,6 @@ from schema.principal import Principal
 
 logger = logging.getLogger("gateway.subscriptions")
 
-#: The server pings an acknowledged socket this often (the client answers pong).
-KEEPALIVE_SECONDS = 15.0
 #: The one subprotocol spoken (the npm `graphql-ws` library's).
 GRAPHQL_TRANSPORT_WS = "graphql-transport-ws"
 
@@ -43,24 +41,13 @@ class SubscriptionSockets:
     settings: Settings
     clock: Clock
     verifier: TokenVerifier
+    #: The server pings an acknowledged socket this often (seconds; 0: never).
+    keep_alive_interval = 15.0
 
     def configure_sockets(self, settings: LiveSettings) -> None:
-        #: The server pings an acknowledged socket this often (seconds; 0: never).
-        self.keep_alive_interval = KEEPALIVE_SECONDS
-        #: A socket must send `connection_init` this soon (else 4408).
-        self.connection_init_wait_timeout = timedelta(seconds=settings.subscriptions_init_seconds)
-        self.max_operations: int | None = settings.subscriptions_max_per_connection
-
-    @property
-    def init_wait_seconds(self) -> float:
-        return self.connection_init_wait_timeout.total_seconds()
-
-    def origin_allowed(self, websocket: WebSocket) -> bool:
-        """Browsers always send `Origin` on an upgrade; a client that sends none is no
-        browser, with no ambient credentials to abuse (gateway/operations/browser_origin.py)."""
-        return origin_allowed(
-            websocket.headers, self.settings.cors_origins, self.settings.allowed_hosts
-        )
+        #: A socket must send `connection_init` this soon (seconds; else 4408).
+        self.init_wait_seconds = settings.subscriptions_init_seconds
+        self.max_operations = settings.subscriptions_max_per_connection
 
     @property
     def max_frame_bytes(self) -> int:
@@ -107,7 +94,10 @@ class SubscriptionSockets:
     async def _serve_admitted(
         self, websocket: WebSocket, slot: SocketSlot, request_id: str
     ) -> None:
-        if not self.origin_allowed(websocket):
+        # Browsers always send `Origin` on an upgrade; a client that sends none is no
+        # browser, with no ambient credentials to abuse (gateway/operations/browser_origin.py).
+        settings = self.settings
+        if not origin_allowed(websocket.headers, settings.cors_origins, settings.allowed_hosts):
             logger.warning(
                 "WebSocket upgrade refused: origin %r is not allowed (INSIGHT_CORS_ORIGINS)",
                 websocket.headers.get("origin"),
@@ -117,7 +107,10 @@ class SubscriptionSockets:
         offered = websocket.scope.get("subprotocols") or []
         speaks = GRAPHQL_TRANSPORT_WS in offered
         await websocket.accept(subprotocol=GRAPHQL_TRANSPORT_WS if speaks else None)
-        connection = self.socket_connection(websocket, request_id)
+        # Bound in the task that serves the socket (its operations' tasks inherit it), so
+        # that its log lines carry it, as a request's.
+        bind_request_id(request_id)
+        connection = Connection.of(websocket, request_id)
         connection.slot = slot
         protocol = SocketProtocol(self, connection)  # type: ignore[arg-type]
         if not speaks:
@@ -150,14 +143,8 @@ class SubscriptionSockets:
                 f"({sockets.unauthenticated}): retry, send the token in the upgrade's "
                 "Authorization header, or try another one"
             )
-        await _refuse(
-            websocket,
-            JSONResponse(
-                {"errors": [{"message": message, "extensions": {"code": "SERVICE_UNAVAILABLE"}}]},
-                status_code=503,
-                headers={**PROTECTIVE_HEADERS, "Retry-After": str(RETRY_AFTER_SECONDS)},
-            ),
-        )
+        retry = {**PROTECTIVE_HEADERS, "Retry-After": str(RETRY_AFTER_SECONDS)}
+        await _refuse(websocket, 503, "SERVICE_UNAVAILABLE", message, retry)
 
     def _upgrade_principal(self, websocket: WebSocket) -> Principal | None:
         """The principal of the token in the upgrade's header, if there is a valid one. The
@@ -177,18 +164,7 @@ class SubscriptionSockets:
         limit = self.principal_sockets.maximum
         logger.info("WebSocket upgrade refused: %d sockets open for its principal", limit)
         message = f"Too many sockets open for this user on this replica (at most {limit})"
-        refusal = JSONResponse(
-            {"errors": [{"message": message, "extensions": {"code": "RATE_LIMITED"}}]},
-            status_code=429,
-            headers=PROTECTIVE_HEADERS,
-        )
-        await _refuse(websocket, refusal)
-
-    def socket_connection(self, websocket: WebSocket, request_id: str) -> Connection:
-        """The socket's state, its request id bound (in the task that serves the socket,
-        whose operations' tasks inherit it) so that its log lines carry it, as a request's."""
-        bind_request_id(request_id)
-        return Connection.of(websocket, request_id)
+        await _refuse(websocket, 429, "RATE_LIMITED", message, PROTECTIVE_HEADERS)
 
     def operation_context(
         self, connection: Connection, live: LiveSubscriptions | None = None
@@ -211,8 +187,12 @@ class SubscriptionSockets:
         return hub
 
 
-async def _refuse(websocket: WebSocket, refusal: Response) -> None:
-    """Answer the upgrade with `refusal`, never accepting the WebSocket."""
+async def _refuse(
+    websocket: WebSocket, status: int, code: str, message: str, headers: Mapping[str, str]
+) -> None:
+    """Answer the upgrade with `status` and the error `code`, never accepting the WebSocket."""
+    errors = [{"message": message, "extensions": {"code": code}}]
+    refusal = JSONResponse({"errors": errors}, status_code=status, headers=headers)
     if "websocket.http.response" in websocket.scope.get("extensions", {}):
         await websocket.send_denial_response(refusal)
     else:

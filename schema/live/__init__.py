@@ -15,28 +15,16 @@ through the schema and handing each subscriber its answers (SPEC section 7).
 from schema.live.groups import GroupKey, user_of
 from schema.live.hub import LiveHub
 from schema.live.mailbox import Mailbox
-from schema.live.ports import (
-    REREAD_REASONS,
-    Charge,
-    ContextFactory,
-    LiveObserver,
-    Payload,
-    RereadReason,
-    Send,
-)
-from schema.live.schedule import DEBOUNCE_SECONDS
+from schema.live.ports import REREAD_REASONS, Charge, Payload, RereadReason, Send
 from schema.live.session import HandedOver, LiveSession
 from schema.live.subscriber import Subscriber
 
 __all__ = [
-    "DEBOUNCE_SECONDS",
     "REREAD_REASONS",
     "Charge",
-    "ContextFactory",
     "GroupKey",
     "HandedOver",
     "LiveHub",
-    "LiveObserver",
     "LiveSession",
     "Mailbox",
     "Payload",

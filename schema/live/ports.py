@@ -6,17 +6,13 @@ import these types from here and from nowhere above."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, Final, Literal, Protocol, TypeAlias
+from typing import Any, Literal, Protocol, TypeAlias, get_args
 
 from schema.context import Context
 from schema.principal import Principal
 
 __all__ = [
-    "CHANGE",
-    "CLOCK",
-    "INITIAL",
     "REREAD_REASONS",
-    "RESYNC",
     "Charge",
     "ContextFactory",
     "LiveObserver",
@@ -44,11 +40,7 @@ ContextFactory = Callable[[Principal], Context]
 #: Why a group is re-read: a change from the feed, a subscriber's initial state (`initial:
 #: true`), a resync after the feed lost changes, or the clock (UTC midnight, an item's TTL).
 RereadReason: TypeAlias = Literal["change", "initial", "resync", "clock"]
-CHANGE: Final = "change"
-INITIAL: Final = "initial"
-RESYNC: Final = "resync"
-CLOCK: Final = "clock"
-REREAD_REASONS: tuple[RereadReason, ...] = (CHANGE, INITIAL, RESYNC, CLOCK)
+REREAD_REASONS: tuple[RereadReason, ...] = get_args(RereadReason)
 
 
 class LiveObserver(Protocol):

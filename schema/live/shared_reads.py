@@ -16,14 +16,12 @@ import asyncio
 import dataclasses
 from dataclasses import dataclass, field
 
+from schema.arguments import MAX_USERS
 from schema.context import Context
 from schema.live.ports import ContextFactory
 from schema.principal import Principal
 
-__all__ = ["MAX_USERS", "SharedRead", "SharedReads"]
-
-#: The users one shared read serves at most, as `users(ids:)` does.
-MAX_USERS = 100
+__all__ = ["SharedRead", "SharedReads"]
 
 
 @dataclass(eq=False, slots=True)

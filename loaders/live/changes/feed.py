@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -74,11 +74,27 @@ class ChangeFeed(Protocol):
     async def close(self) -> None: ...
 
 
-class MemoryChangeFeed:
-    """One replica's feed (`memory://`): a publish reaches this process's listeners at once."""
+class Listeners:
+    """A feed's listeners, each told in turn: a failing one must not starve the others (nor
+    the stream reader publishing), so its error is logged and the others still hear."""
 
     def __init__(self) -> None:
         self._listeners: list[ChangeListener] = []
+
+    def listen(self, listener: ChangeListener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def _each(self, call: Callable[[ChangeListener], None]) -> None:
+        for listener in tuple(self._listeners):
+            try:
+                call(listener)
+            except Exception:
+                logger.exception("A change listener failed")
+
+
+class MemoryChangeFeed(Listeners):
+    """One replica's feed (`memory://`): a publish reaches this process's listeners at once."""
 
     @property
     def connected(self) -> bool:
@@ -94,27 +110,8 @@ class MemoryChangeFeed:
     async def publish_resync(self, reason: str) -> None:
         self._each(lambda listener: listener.resync(reason))
 
-    def listen(self, listener: ChangeListener) -> Callable[[], None]:
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener)
-
     async def start(self) -> None:
         return None
 
     async def close(self) -> None:
         self._listeners.clear()
-
-    def _each(self, call: Callable[[ChangeListener], None]) -> None:
-        notify_each(self._listeners, call)
-
-
-def notify_each(
-    listeners: Iterable[ChangeListener], call: Callable[[ChangeListener], None]
-) -> None:
-    """`call` each listener: a failing one must not starve the others (nor the stream
-    reader publishing), so its error is logged and the others still hear."""
-    for listener in tuple(listeners):
-        try:
-            call(listener)
-        except Exception:
-            logger.exception("A change listener failed")

@@ -21,14 +21,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import coredis
 import orjson
 
 from loaders.backoff import Backoff
-from loaders.live.changes.feed import Change, ChangeListener, ShardPosition, notify_each
+from loaders.live.changes.feed import Change, Listeners, ShardPosition
 from loaders.lock import random_name
 from loaders.tables import Table
 
@@ -41,23 +41,20 @@ class FeedUnavailable(Exception):
     """The change feed cannot publish now (Redis is unreachable)."""
 
 
-class RedisChangeFeed:
+class RedisChangeFeed(Listeners):
     def __init__(
         self,
         uri: str,
         *,
-        channel: str = CHANNEL,
         health_seconds: float = 0.5,
         timeout_seconds: float = 1.0,
-        backoff_base: float = 0.1,
         backoff_cap: float = 5.0,
     ) -> None:
+        super().__init__()
         self._uri = uri
-        self._channel = channel
         self._health_seconds = health_seconds
         self._timeout = timeout_seconds
-        self._backoff = Backoff(backoff_base, backoff_cap)
-        self._listeners: list[ChangeListener] = []
+        self._backoff = Backoff(base=0.1, cap=backoff_cap)
         self._client: coredis.Redis[bytes] | None = None
         self._connected = False
         self._was_connected = False
@@ -97,16 +94,12 @@ class RedisChangeFeed:
             body["n"] = self._number + 1
             try:
                 async with asyncio.timeout(self._timeout):
-                    await client.publish(self._channel, orjson.dumps(body))
+                    await client.publish(CHANNEL, orjson.dumps(body))
             except (TimeoutError, coredis.exceptions.RedisError, OSError) as error:
                 raise FeedUnavailable(f"publish to Redis failed: {error!r}") from error
             self._number += 1
 
     # --- listening ----------------------------------------------------------------------
-
-    def listen(self, listener: ChangeListener) -> Callable[[], None]:
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener)
 
     async def start(self) -> None:
         """Connect (in the background, reconnecting for ever); waits up to the timeout for
@@ -148,7 +141,7 @@ class RedisChangeFeed:
         pubsub = client.pubsub(ignore_subscribe_messages=True)
         try:
             async with asyncio.timeout(self._timeout):
-                await pubsub.subscribe(self._channel)
+                await pubsub.subscribe(CHANNEL)
                 await client.ping()
             self._connected = True
             self._ready.set()
@@ -190,7 +183,7 @@ class RedisChangeFeed:
             try:
                 body = orjson.loads(data)
             except (orjson.JSONDecodeError, TypeError):
-                logger.warning("change feed: a message that is not ours on %s", self._channel)
+                logger.warning("change feed: a message that is not ours on %s", CHANNEL)
                 continue
             if isinstance(body, dict):
                 self._deliver(body)
@@ -212,7 +205,7 @@ class RedisChangeFeed:
                 reason = str(body["r"])
                 self._each(lambda listener: listener.resync(reason))
         except (ValueError, TypeError, KeyError):
-            logger.warning("change feed: a malformed message on %s", self._channel)
+            logger.warning("change feed: a malformed message on %s", CHANNEL)
 
     def _follow(self, publisher: str, number: int) -> None:
         """Follow one publisher's numbers; the listeners resync only where messages were
@@ -241,6 +234,3 @@ class RedisChangeFeed:
                 publisher,
             )
             self._each(lambda listener: listener.resync("change feed lost messages"))
-
-    def _each(self, call: Callable[[ChangeListener], None]) -> None:
-        notify_each(self._listeners, call)

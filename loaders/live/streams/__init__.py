@@ -9,18 +9,9 @@
 - `coordinator.py`: the leases (one `locks` item per shard), spread among the replicas.
 """
 
-from loaders.live.streams.api import STREAMED_TABLES, StreamsApi
+from loaders.live.streams.api import StreamsApi
 from loaders.live.streams.checkpoint import Checkpoint
 from loaders.live.streams.coordinator import LeaseCoordinator, lease_key
 from loaders.live.streams.observer import StreamObserver
-from loaders.live.streams.shards import Shard
 
-__all__ = [
-    "STREAMED_TABLES",
-    "Checkpoint",
-    "LeaseCoordinator",
-    "Shard",
-    "StreamObserver",
-    "StreamsApi",
-    "lease_key",
-]
+__all__ = ["Checkpoint", "LeaseCoordinator", "StreamObserver", "StreamsApi", "lease_key"]

@@ -7,9 +7,7 @@ from typing import Any, Protocol
 
 from botocore.exceptions import ClientError
 
-from loaders.entities import STREAMED_TABLES
-
-__all__ = ["STREAMED_TABLES", "StreamsApi", "error_code"]
+__all__ = ["StreamsApi", "error_code"]
 
 EXPIRED_ITERATOR = "ExpiredIteratorException"
 TRIMMED_DATA = "TrimmedDataAccessException"

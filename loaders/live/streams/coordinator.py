@@ -27,9 +27,10 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from loaders.dynamodb import Dynamo, DynamoDBFailure
+from loaders.entities import STREAMED_TABLES
 from loaders.errors import DynamoDBUnavailable
 from loaders.live.changes import ChangeFeed
-from loaders.live.streams.api import STREAMED_TABLES, StreamsApi
+from loaders.live.streams.api import StreamsApi
 from loaders.live.streams.checkpoint import Checkpoint
 from loaders.live.streams.cleanup import forget, forgettable
 from loaders.live.streams.observer import StreamObserver

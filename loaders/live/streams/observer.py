@@ -7,18 +7,14 @@ from loaders.live.changes import ShardPosition
 from loaders.tables import Table
 
 
-class ReadObserver:
-    """What a reader reports (metrics); every method is a no-op here."""
+class StreamObserver:
+    """What a reader (records, positions) and the coordinator (leases) report."""
 
     def records_read(self, table: Table, shard_id: str, count: int) -> None:
         return None
 
     def position(self, position: ShardPosition) -> None:
         return None
-
-
-class StreamObserver(ReadObserver):
-    """What the coordinator reports (metrics); every method is a no-op here."""
 
     def lease_taken(self, table: Table, shard_id: str, *, takeover: bool) -> None:
         return None

@@ -9,7 +9,7 @@ import asyncio
 import enum
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -27,7 +27,7 @@ from loaders.live.streams.api import (
     error_code,
 )
 from loaders.live.streams.checkpoint import Checkpoint
-from loaders.live.streams.observer import ReadObserver
+from loaders.live.streams.observer import StreamObserver
 from loaders.live.streams.shards import Plan, Start
 from loaders.lock import Lock, LockClient, LockLost
 from loaders.tables import Table
@@ -77,8 +77,7 @@ class ShardReader:
         shard_id: str,
         plan: Plan,
         pace: Pace,
-        observer: ReadObserver,
-        wall_clock: Callable[[], float] = time.time,
+        observer: StreamObserver,
     ) -> None:
         self._api = api
         self._feed = feed
@@ -90,7 +89,6 @@ class ShardReader:
         self._plan = plan
         self._pace = pace
         self._observer = observer
-        self._now = wall_clock
         self._partition_key = table.key_names[0]
         checkpoint = plan.checkpoint or Checkpoint()
         self.checkpoint = checkpoint
@@ -119,7 +117,7 @@ class ShardReader:
                 await asyncio.sleep(self._pace.idle_interval)
                 continue
             await self._wait_turn()
-            called_at = self._now()
+            called_at = time.time()
             try:
                 answer = await self._api.get_records(ShardIterator=iterator, Limit=RECORDS_LIMIT)
             except Exception as error:  # each failure is classified
@@ -236,7 +234,7 @@ class ShardReader:
             # Nothing read yet: from the start, publishing only what came after ours.
             start = Start.TRIM_HORIZON
             if self._since is None:
-                self._since = (self.checkpoint.since or self._now()) - SINCE_MARGIN_SECONDS
+                self._since = (self.checkpoint.since or time.time()) - SINCE_MARGIN_SECONDS
         return await self._open(start)
 
     async def _after_failure(self, error: Exception, iterator: str) -> str | None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 from contextlib import AsyncExitStack
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -130,7 +129,7 @@ async def test_a_second_connection_init_closes_with_4429(live: LiveGateway) -> N
 
 
 async def test_no_connection_init_in_time_closes_with_4408(live: LiveGateway) -> None:
-    view_of(live).connection_init_wait_timeout = timedelta(seconds=0.3)
+    view_of(live).init_wait_seconds = 0.3
     async with open_socket(live.url) as socket:
         code, _ = await socket.closed()
     assert code == 4408
