@@ -59,7 +59,6 @@ class Context:
     #: The request's instant, deadline and call log.
     scope: RequestScope
     request_id: str = ""
-    extensions: dict[str, object] = field(default_factory=dict)
     #: The client asked for `extensions.cost` (header `X-Insight-Cost: 1`).
     cost_requested: bool = False
     #: The process's `locks` client (one owner name, shared sightings), from the lifespan.

@@ -12,7 +12,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 from datetime import timedelta
-from typing import Any, Literal
+from typing import Any
 
 from loaders.dynamodb import ConditionFailed, Dynamo, DynamoDBFailure
 from loaders.errors import DynamoDBUnavailable
@@ -89,12 +89,10 @@ class LockClient:
         *,
         data: bytes | None = None,
         delete_on_release: bool = True,
-        fail_if_locked: Literal[True] = True,
     ) -> Lock:
         """Take the lock `key` without waiting (Go's FailIfLocked): `LockNotGranted` at once
         when another owner holds it, unless an earlier sighting of that same version is
-        already a lease old (its owner died: taken over, docs/schema.md). `fail_if_locked`
-        can only be True (the stream coordinator still passes it)."""
+        already a lease old (its owner died: taken over, docs/schema.md)."""
         existing = await self._read(key)
         item = self._new_item(key, existing, data)
         if existing is not None and not existing.released:

@@ -51,7 +51,7 @@ class SharedReads:
             asyncio.get_running_loop().call_soon(self._close, shared)
             context = shared.base
         else:
-            context = dataclasses.replace(shared.base, principal=principal, extensions={})
+            context = dataclasses.replace(shared.base, principal=principal)
         shared.users.add(user_id)
         shared.members += 1
         return context, shared

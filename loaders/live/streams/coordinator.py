@@ -294,7 +294,7 @@ class LeaseCoordinator:
         initial = Checkpoint(since=time.time()) if plan.start is Start.LATEST else Checkpoint()
         try:
             lock = await self.locks.acquire(
-                key, fail_if_locked=True, data=initial.encode(), delete_on_release=False
+                key, data=initial.encode(), delete_on_release=False
             )
         except LockNotGranted:
             return False
