@@ -184,8 +184,13 @@ class Entity(Generic[R]):
     read_items: int | None = None
     queried: bool = False
     collection: Collection | None = field(default=None)
+    # The partition key's text before the user's id, when the id ends it (every key but the
+    # idempotency record's): `user_of` runs for every row read, so it only slices.
+    _user_prefix: str | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
+        if self.user is not None and self.pk.names == (self.user,) and self.pk.prefix_only:
+            object.__setattr__(self, "_user_prefix", self.pk.prefix)
         if (self.sk is None) != (self.table.key_names[1] is None):
             raise ValueError(f"{self.name}: the sort key must match {self.table.name}'s keys")
         if self.collection is not None and (self.read_units is None or self.read_items is None):
@@ -218,6 +223,9 @@ class Entity(Generic[R]):
 
     def user_of(self, pk: str) -> str:
         """The user id of one of this entity's partition keys (ValueError otherwise)."""
+        prefix = self._user_prefix
+        if prefix is not None and pk.startswith(prefix) and len(pk) > len(prefix):
+            return pk[len(prefix) :]
         if self.user is None:
             raise ValueError(f"{self.name}'s keys name no user")
         return self.pk.value(pk, self.user)
