@@ -293,9 +293,7 @@ class LeaseCoordinator:
         plan = candidate.plan
         initial = Checkpoint(since=time.time()) if plan.start is Start.LATEST else Checkpoint()
         try:
-            lock = await self.locks.acquire(
-                key, data=initial.encode(), delete_on_release=False
-            )
+            lock = await self.locks.acquire(key, data=initial.encode(), delete_on_release=False)
         except LockNotGranted:
             return False
         # The item as taken is the truth: its data may be newer than what the plan read.
