@@ -41,9 +41,7 @@ async def record_last_page(
     page = row.page
     assert page is not None  # the input gives it
     if writes.attempt:
-        stored = await read_consistent(
-            dynamo, LAST_PAGE.key(user_id=row.user_id, pave_request_id=row.pave_request_id), now
-        )
+        stored = await read_consistent(dynamo, row.item_key(), now)
         # Absent (expired or deleted since) or lower: write after all, as the condition says.
         kept = LastPageRow.from_item(stored) if stored is not None else None
         if kept is not None and kept.page is not None and kept.page >= page:

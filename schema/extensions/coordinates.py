@@ -11,7 +11,6 @@ from graphql import (
     DocumentNode,
     EnumValueNode,
     FieldNode,
-    FragmentDefinitionNode,
     FragmentSpreadNode,
     GraphQLEnumType,
     GraphQLInputObjectType,
@@ -31,6 +30,7 @@ from graphql import (
 )
 
 from schema.extensions.measures import executed_operations
+from schema.extensions.walk import fragments_of
 
 __all__ = ["Coordinates", "coordinates_of"]
 
@@ -50,9 +50,7 @@ def coordinates_of(
     for each field (introspection left out), `Type.field(arg:)` for each argument given,
     `Input.field` and `Enum.VALUE` for what an argument's literal holds."""
     found: set[str] = set()
-    fragments = {
-        d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
-    }
+    fragments = fragments_of(document)
     walked: set[str] = set()
 
     def selections(selection_set: SelectionSetNode | None, parent: GraphQLNamedType | None) -> None:
