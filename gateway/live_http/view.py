@@ -41,7 +41,7 @@ from gateway.operations.gate import OperationGate
 from gateway.operations.operation import BadRequest, Operation
 from gateway.operations.payload import coded_errors, formatted, payload_of
 from gateway.operations.response_headers import PROTECTIVE_HEADERS
-from gateway.operations.resume import EXTENSION, ResumingSession, given_event_id
+from gateway.operations.resume import EXTENSION, given_event_id
 from gateway.settings import Settings
 from gateway.state import app_context, opened_resources
 from gateway.subscriptions.capacity import RETRY_AFTER_SECONDS, ReplicaSockets
@@ -50,7 +50,7 @@ from gateway.subscriptions.principal_sockets import PrincipalSockets
 from loaders.errors import GatewayError
 from schema.clock import Clock
 from schema.errors import INTERNAL_MESSAGE
-from schema.live import Payload
+from schema.live import LiveSession, Payload
 from schema.principal import Principal
 
 __all__ = ["LiveStreams"]
@@ -222,7 +222,7 @@ class _StreamedAnswer(Response):
         finally:
             view.release_connection(self.principal)
 
-    async def _subscribe(self, scope: Scope, stream: LiveStream) -> ResumingSession | None:
+    async def _subscribe(self, scope: Scope, stream: LiveStream) -> LiveSession | None:
         """Run the operation: a subscription hands its subscriber to the hub (the session
         returned); anything else is answered on the stream (None)."""
         view = self.view
@@ -236,7 +236,7 @@ class _StreamedAnswer(Response):
             return None
         resources = opened_resources(scope["app"])
         assert resources.live is not None, "subscriptions are on"
-        session = ResumingSession(
+        session = LiveSession(
             resources.live,
             query,
             operation.operation_name,
@@ -298,7 +298,7 @@ class _StreamedAnswer(Response):
             return {"errors": [formatted(refused)]}
         return payload_of(result, self.request_id)
 
-    async def _hold(self, stream: LiveStream, session: ResumingSession, receive: Receive) -> None:
+    async def _hold(self, stream: LiveStream, session: LiveSession, receive: Receive) -> None:
         """Until the client goes (or the stream is ended: its token expired, a restart)."""
         view = self.view
         streams = view.open_streams

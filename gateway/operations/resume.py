@@ -1,8 +1,9 @@
 """A subscription picked up where its client left it, over any transport (a live HTTP
-stream, the socket): the id of the state it last saw, and a subscription that reads each
-user's current state at once, so that a state changed while the client was away arrives
-first, and an unchanged one is not sent at all (the transport skips an event naming the
-state the client holds: gateway/live_http/stream.py, gateway/subscriptions/operation.py).
+stream, the socket): the id of the state it last saw. Its session (`schema.live.LiveSession`,
+`resuming`) reads each user's current state at once, so that a state changed while the
+client was away arrives first, and an unchanged one is not sent at all (the transport skips
+an event naming the state the client holds: gateway/live_http/stream.py,
+gateway/subscriptions/operation.py).
 
 An event's id is a hash of its answer's bytes: the same state has the same id on every
 replica, after a restart, and over every transport."""
@@ -12,15 +13,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import sys
-from collections.abc import Iterable, Mapping
 from typing import Any
 
 from gateway.operations.operation import BadRequest
-from schema.live import HandedOver, LiveHub, LiveSession, Send
-from schema.principal import Principal
 
-__all__ = ["EXTENSION", "ResumingSession", "encode", "event_id", "given_event_id"]
+__all__ = ["EXTENSION", "encode", "event_id", "given_event_id"]
 
 #: Where a client that sets no header says it (the socket, multipart; SSE too, by choice).
 EXTENSION = "lastEventId"
@@ -48,32 +45,3 @@ def given_event_id(given: object) -> str | None:
     if not isinstance(given, str) or len(given) > MAX_CHARS or not given.isprintable():
         raise BadRequest(f"{EXTENSION} (Last-Event-ID) must be an event id this gateway sent")
     return given
-
-
-class ResumingSession(LiveSession):
-    """The hub's session for one stream; a resumed one reads its users' current state at
-    once (`initial`), whatever the operation asked, to compare it with the client's."""
-
-    __slots__ = ("resuming",)
-
-    def __init__(
-        self,
-        hub: LiveHub,
-        query: str,
-        operation_name: str | None,
-        variables: Mapping[str, Any] | None,
-        send: Send,
-        *,
-        resuming: bool,
-    ) -> None:
-        # Interned: the hub's group of each user keeps the text, and a fleet of frontends
-        # sends the same few documents.
-        super().__init__(hub, sys.intern(query), operation_name, variables, send)
-        self.resuming = resuming
-
-    def subscribe(
-        self, *, principal: Principal, user_ids: Iterable[str], initial: bool, cost: int
-    ) -> HandedOver:
-        return super().subscribe(
-            principal=principal, user_ids=user_ids, initial=initial or self.resuming, cost=cost
-        )

@@ -30,7 +30,7 @@ from gateway.operations.kinds import OperationKinds
 from gateway.operations.operation import BadRequest
 from gateway.operations.operation import Operation as RequestOperation
 from gateway.operations.payload import formatted, payload_of
-from gateway.operations.resume import EXTENSION, ResumingSession, given_event_id
+from gateway.operations.resume import EXTENSION, given_event_id
 from gateway.subscriptions.connection import Connection
 from gateway.subscriptions.keepalive import Keepalive
 from gateway.subscriptions.operation import SocketOperation, sender
@@ -40,7 +40,7 @@ from loaders.errors import GatewayError
 from schema.clock import Clock
 from schema.context import Context, LiveSubscriptions
 from schema.errors import INTERNAL_MESSAGE
-from schema.live import LiveHub
+from schema.live import LiveHub, LiveSession
 
 __all__ = ["LiveView", "OperationSocket", "run_operation"]
 
@@ -101,7 +101,7 @@ async def run_operation(socket: OperationSocket, operation: SocketOperation) -> 
     connection = socket.connection
     assert connection.principal is not None
     context: Context | None = None
-    live: ResumingSession | None = None
+    live: LiveSession | None = None
     sent = RequestOperation(
         query=operation.query or None,
         variables=operation.variables,
@@ -121,7 +121,7 @@ async def run_operation(socket: OperationSocket, operation: SocketOperation) -> 
             return
         # A `subscribe` with `extensions.lastEventId` (an id, or null for a first one)
         # gets its events named; with an id, it resumes (gateway/operations/resume.py).
-        live = ResumingSession(
+        live = LiveSession(
             view.live_hub(connection),
             query,
             operation.operation_name,

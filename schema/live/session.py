@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping
 from typing import Any, NoReturn
 
@@ -35,7 +36,7 @@ class LiveSession:
     resolvers of `Subscription` (schema/subscription.py) find it; once they ran, it holds
     the subscriber they registered."""
 
-    __slots__ = ("hub", "operation_name", "query", "send", "subscriber", "variables")
+    __slots__ = ("hub", "operation_name", "query", "resuming", "send", "subscriber", "variables")
 
     def __init__(
         self,
@@ -44,9 +45,16 @@ class LiveSession:
         operation_name: str | None,
         variables: Mapping[str, Any] | None,
         send: Send,
+        *,
+        resuming: bool = False,
     ) -> None:
+        """`resuming`: the client holds an earlier state, so its users' current state is
+        read at once (`initial`), whatever the operation asked, to compare with it."""
         self.hub = hub
-        self.query = query
+        # Interned: the hub's group of each user keeps the text, and a fleet of frontends
+        # sends the same few documents.
+        self.query = sys.intern(query)
+        self.resuming = resuming
         self.operation_name = operation_name
         self.variables = variables
         self.send = send
@@ -63,7 +71,7 @@ class LiveSession:
             operation_name=self.operation_name,
             variables=self.variables,
             user_ids=user_ids,
-            initial=initial,
+            initial=initial or self.resuming,
             cost=cost,
             send=self.send,
         )
