@@ -1,7 +1,10 @@
 """Two gateway processes reading the streams of moto's tables, sharing changes through a real
 `redis-server`: each shard is read by one of them; SIGKILL of the lease holder hands its
 shards to the other after the lease duration, and a change made while no replica reads is
-still delivered; SIGTERM hands them over at once (released, not taken over)."""
+still delivered; SIGTERM hands them over at once (released, not taken over).
+
+A lease is wall-clock time between two processes, so each is long against a stall: a replica
+starved of CPU for a while (both cores taken by other tests) is not taken over while alive."""
 
 from __future__ import annotations
 
@@ -30,11 +33,18 @@ from tests.environment import table_variables
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
 
-LEASE_SECONDS = 2
+#: Long enough that a live replica keeps its leases on a loaded machine (it renews every
+#: quarter of it); the killed holder's shards are taken over after it.
+LEASE_SECONDS = 8
+#: The SIGTERM test's lease: far beyond the test's wait for the hand-over, so that only a
+#: released lease can pass it (a lease waited out would be a takeover).
+LONG_LEASE_SECONDS = 600
 
 
 class Replica:
-    def __init__(self, endpoint_url: str, tables: TableNames, redis_uri: str, log: Path) -> None:
+    def __init__(
+        self, endpoint_url: str, tables: TableNames, redis_uri: str, log: Path, lease: float
+    ) -> None:
         self.port = free_port()
         env = dict(os.environ)
         env.update(table_variables(tables))
@@ -42,7 +52,7 @@ class Replica:
             INSIGHT_DYNAMODB_ENDPOINT_URL=endpoint_url,
             INSIGHT_SUBSCRIPTIONS="true",
             INSIGHT_CHANGE_FEED_URI=redis_uri,
-            INSIGHT_STREAM_LEASE_SECONDS=str(LEASE_SECONDS),
+            INSIGHT_STREAM_LEASE_SECONDS=str(lease),
             INSIGHT_SHUTDOWN_GRACE_SECONDS="2",
         )
         self._log = log.open("wb")
@@ -70,13 +80,19 @@ class Replica:
 
 
 @pytest.fixture
+def lease() -> float:
+    return LEASE_SECONDS
+
+
+@pytest.fixture
 def replicas(
-    endpoint_url: str, tables: TableNames, redis_server: RedisServer, tmp_path: Path
+    endpoint_url: str, tables: TableNames, redis_server: RedisServer, tmp_path: Path, lease: float
 ) -> Iterator[Callable[[], Replica]]:
     started: list[Replica] = []
 
     def start() -> Replica:
-        replica = Replica(endpoint_url, tables, redis_server.uri, tmp_path / f"r{len(started)}.log")
+        log = tmp_path / f"r{len(started)}.log"
+        replica = Replica(endpoint_url, tables, redis_server.uri, log, lease)
         started.append(replica)
         return replica
 
@@ -146,6 +162,7 @@ async def test_a_killed_lease_holders_shards_are_taken_over_and_nothing_is_misse
     assert second.metric("gateway_stream_records_total") >= 1
 
 
+@pytest.mark.parametrize("lease", [LONG_LEASE_SECONDS])
 async def test_sigterm_hands_the_leases_over_at_once(
     replicas: Callable[[], Replica], dynamodb: DynamoDBClient, tables: TableNames, heard: Recorder
 ) -> None:
@@ -153,6 +170,7 @@ async def test_sigterm_hands_the_leases_over_at_once(
     first.process.send_signal(signal.SIGTERM)
     # uvicorn shuts down gracefully, then dies of the signal it caught.
     assert first.process.wait(timeout=20) in (0, -signal.SIGTERM)
+    # Well inside the lease: only a released lease is taken by now.
     await until(lambda: second.metric("gateway_stream_leases_held") == 3)
     # Released, so taken without waiting out a lease: no takeover.
     assert second.metric("gateway_stream_lease_takeovers_total") == 0
