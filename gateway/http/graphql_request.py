@@ -11,11 +11,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from starlette.requests import HTTPConnection, Request
+from starlette.requests import Request
 
 from gateway import idempotency
 from gateway.http.http_problem import HttpProblem
-from gateway.http.last_resort import scope_request_id
 from gateway.http.media_types import JSON
 from gateway.operations.operation import BadRequest, Operation
 from gateway.operations.unicode_text import holds_lone_surrogate
@@ -173,8 +172,3 @@ def keyed_by_header(graphql_request: GraphQLRequest, header: str | None) -> Grap
         )
     keyed = dataclasses.replace(operation, extensions=extensions)
     return dataclasses.replace(graphql_request, operations=[keyed])
-
-
-def request_id_of(request: HTTPConnection) -> str:
-    """The caller's X-Request-ID when it is a plain token (it goes into logs), else a new one."""
-    return scope_request_id(request.scope)

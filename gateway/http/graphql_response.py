@@ -47,7 +47,7 @@ def _budget_refusal(result: Result) -> GatewayError | None:
 
 
 def error_response(status: int, errors: list[GatewayError], media_type: str) -> Response:
-    return json_response(status, {"errors": [formatted(error) for error in errors]}, media_type)
+    return GraphQLResponse({"errors": [formatted(error) for error in errors]}, status, media_type)
 
 
 class GraphQLResponse(Response):
@@ -62,10 +62,6 @@ class GraphQLResponse(Response):
             orjson.dumps(payload), status_code=status, media_type=f"{media_type}; charset=utf-8"
         )
         self.payload = payload
-
-
-def json_response(status: int, payload: Any, media_type: str) -> GraphQLResponse:
-    return GraphQLResponse(payload, status, media_type)
 
 
 def answered_errors(payload: Any) -> Iterator[Mapping[str, Any]]:

@@ -41,7 +41,6 @@ from gateway.http.graphql_request import (
     keyed_by_header,
     read_get,
     read_post,
-    request_id_of,
     require_json_body,
 )
 from gateway.http.graphql_response import (
@@ -50,11 +49,11 @@ from gateway.http.graphql_response import (
     answered_errors,
     batched_payload,
     error_response,
-    json_response,
     refuse_over_budget,
     status_of,
 )
 from gateway.http.http_problem import HttpProblem
+from gateway.http.last_resort import scope_request_id
 from gateway.http.media_types import GRAPHQL_RESPONSE_JSON, JSON, negotiate, prefers_html
 from gateway.idempotency import Answer, Idempotency
 from gateway.live_http import LiveStreams, stream_kind
@@ -64,14 +63,17 @@ from gateway.operations.gate import OperationGate
 from gateway.operations.kinds import OperationKinds
 from gateway.operations.operation import BadRequest, Operation
 from gateway.operations.payload import payload_of
-from gateway.operations.response_headers import forbid_framing, protect, rate_limit_headers
+from gateway.operations.response_headers import (
+    PROTECTIVE_HEADERS,
+    forbid_framing,
+    rate_limit_headers,
+)
 from gateway.protection.rate_limit import start_charges
 from gateway.settings import Settings
 from gateway.state import app_context, opened_resources
 from loaders.errors import GatewayError
 from schema.clock import Clock
 from schema.context import Context
-from schema.errors import INTERNAL_MESSAGE
 from schema.principal import Principal
 
 logger = logging.getLogger("gateway.http")
@@ -121,7 +123,7 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets):
             await self.serve_socket(WebSocket(scope, receive=receive, send=send))
             return
         request = Request(scope, receive=receive)
-        request_id = request_id_of(request)
+        request_id = scope_request_id(scope)
         bind_request_id(request_id)
         media_type = negotiate(request.headers.get("accept")) or JSON
         try:
@@ -131,10 +133,10 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets):
             response.headers.update(problem.headers)
         except Exception:
             logger.exception("request %s failed", request_id)
-            internal = GatewayError(INTERNAL_MESSAGE, extensions={"requestId": request_id})
+            internal = GatewayError(extensions={"requestId": request_id})
             response = error_response(500, [internal], media_type)
         response.headers["X-Request-ID"] = request_id
-        protect(response)
+        response.headers.update(PROTECTIVE_HEADERS)
         if self.count_errors is not None and isinstance(response, GraphQLResponse):
             # Counted from the payload as answered, once every code is final.
             self.count_errors(answered_errors(response.payload))
@@ -182,13 +184,12 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets):
             raise HttpProblem(406, BadRequest(f"Responses are {JSON} or {GRAPHQL_RESPONSE_JSON}"))
         if request.method == "POST":
             require_json_body(request)
-        request.state.principal = self.authenticate(request)
+        principal = self.authenticate(request)
         bind_client(request.headers)
-        request.state.request_id = request_id
         graphql_request = keyed_by_header(
             await self.read(request), request.headers.get(idempotency.HEADER)
         )
-        context = self.get_context(request)
+        context = self.get_context(request, principal, request_id)
         charges = start_charges()
         allowed = (
             frozenset({OperationType.QUERY})
@@ -211,31 +212,30 @@ class GatewayGraphQL(LiveStreams, sockets.SubscriptionSockets):
             # strawberry do): each result carries its own errors. Only a batch refused whole
             # (its shape, its size, its token) or refused whole by the budgets is not 200.
             payloads = [batched_payload(result, request_id) for result in results]
-            response = json_response(200, payloads, media_type)
+            response = GraphQLResponse(payloads, 200, media_type)
         elif isinstance(answer := results[0], Answer):
-            response = json_response(answer.status, answer.payload, media_type)
+            response = GraphQLResponse(answer.payload, answer.status, media_type)
             if answer.replayed:
                 response.headers[idempotency.REPLAYED_HEADER] = "true"
         else:
             status = status_of(answer, media_type)
-            response = json_response(status, payload_of(answer, request_id), media_type)
+            response = GraphQLResponse(payload_of(answer, request_id), status, media_type)
         refuse_over_budget(response, results)
         response.headers.update(rate_limit_headers(charges))
         return response
 
     async def serve_socket(self, websocket: WebSocket) -> None:
         """A WebSocket on /graphql (gateway/subscriptions/view.py), with its request id."""
-        await self.serve_websocket(websocket, request_id_of(websocket))
+        await self.serve_websocket(websocket, scope_request_id(websocket.scope))
 
-    def get_context(self, request: Request) -> Context:
-        """The request's Context, for the principal `authenticate` put on `request.state` (a
-        socket's operations get theirs in gateway/subscriptions/view.py)."""
-        principal: Principal = request.state.principal
+    def get_context(self, request: Request, principal: Principal, request_id: str) -> Context:
+        """The request's Context, for its authenticated principal (a socket's operations get
+        theirs in gateway/subscriptions/view.py)."""
         return app_context(
             opened_resources(request.app),
             principal=principal,
             clock=self.clock,
-            request_id=getattr(request.state, "request_id", None) or request_id_of(request),
+            request_id=request_id,
             cost_requested=request.headers.get(COST_HEADER, "").strip() == "1",
             deadline_seconds=self.settings.request_deadline_seconds,
         )

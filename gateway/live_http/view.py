@@ -49,7 +49,6 @@ from gateway.subscriptions.keepalive import Keepalive
 from gateway.subscriptions.principal_sockets import PrincipalSockets
 from loaders.errors import GatewayError
 from schema.clock import Clock
-from schema.errors import INTERNAL_MESSAGE
 from schema.live import LiveSession, Payload
 from schema.principal import Principal
 
@@ -274,7 +273,7 @@ class _StreamedAnswer(Response):
             await stream.answer({"errors": shown})
         except Exception:
             logger.exception("a live stream failed (request %s)", self.request_id)
-            internal = GatewayError(INTERNAL_MESSAGE, extensions={"requestId": self.request_id})
+            internal = GatewayError(extensions={"requestId": self.request_id})
             await stream.answer({"errors": [formatted(internal)]})
         finally:
             context.reads.release()

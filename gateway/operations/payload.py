@@ -17,14 +17,12 @@ from strawberry.types import ExecutionResult
 from strawberry.types.execution import PreExecutionError
 
 from loaders.errors import GatewayError
-from schema.errors import INTERNAL_MESSAGE
 
 logger = logging.getLogger("gateway.errors")
 
 PARSE_FAILED = "GRAPHQL_PARSE_FAILED"
 VALIDATION_FAILED = "GRAPHQL_VALIDATION_FAILED"
 BAD_USER_INPUT = "BAD_USER_INPUT"
-INTERNAL = "INTERNAL_SERVER_ERROR"
 
 
 def is_request_error(result: ExecutionResult | GatewayError) -> bool:
@@ -75,10 +73,7 @@ def _coded(error: GraphQLError, pre_execution: bool, request_id: str) -> dict[st
         return {**error.formatted, "extensions": original.graphql_extensions()}
     if original is not None and error.nodes is None and not isinstance(original, GraphQLError):
         logger.error("internal error before execution (request %s)", request_id, exc_info=original)
-        return {
-            "message": INTERNAL_MESSAGE,
-            "extensions": {"code": INTERNAL, "requestId": request_id},
-        }
+        return formatted(GatewayError(extensions={"requestId": request_id}))
     shown = error.formatted
     extensions = dict(shown.get("extensions") or {})
     if "code" not in extensions:

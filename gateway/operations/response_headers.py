@@ -14,10 +14,6 @@ from gateway.protection.rate_limit import Charge
 PROTECTIVE_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
 
 
-def protect(response: Response) -> None:
-    response.headers.update(PROTECTIVE_HEADERS)
-
-
 def forbid_framing(response: Response) -> Response:
     """A Content-Security-Policy of `frame-ancestors 'none'`: the GraphiQL page runs queries
     with the token in its headers, and the embedded mode's holds a dashboard token, so no

@@ -39,7 +39,6 @@ from gateway.subscriptions.timers import CLOSED_ON_SEND
 from loaders.errors import GatewayError
 from schema.clock import Clock
 from schema.context import Context, LiveSubscriptions
-from schema.errors import INTERNAL_MESSAGE
 from schema.live import LiveHub, LiveSession
 
 __all__ = ["LiveView", "OperationSocket", "run_operation"]
@@ -167,7 +166,7 @@ async def run_operation(socket: OperationSocket, operation: SocketOperation) -> 
         socket.forget(operation.id)
     except Exception:
         logger.exception("subscription %s failed (request %s)", operation.id, socket.request_id)
-        internal = GatewayError(INTERNAL_MESSAGE, extensions={"requestId": socket.request_id})
+        internal = GatewayError(extensions={"requestId": socket.request_id})
         with contextlib.suppress(*CLOSED_ON_SEND):
             await operation.send_errors([formatted(internal)])
         socket.forget(operation.id)

@@ -28,7 +28,6 @@ def _request(dynamo: Dynamo, headers: list[tuple[bytes, bytes]]) -> Request:
         "path": "/graphql",
         "headers": headers,
         "app": app,
-        "state": {"principal": Principal("u-1")},
     }
     return Request(scope)
 
@@ -54,6 +53,6 @@ async def test_the_header_sets_cost_requested(
         gate=OperationGate.from_settings(settings, graphql_schema(schema)),
         keys=Idempotency.from_settings(settings),
     )
-    context = view.get_context(_request(dynamo, headers))
+    context = view.get_context(_request(dynamo, headers), Principal("u-1"), "r-1")
     assert context.cost_requested is requested
     assert context.calls.calls == 0

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from gateway.http.graphql_response import json_response
+from gateway.http.graphql_response import GraphQLResponse
 
 PAYLOADS: list[Any] = [
     {"data": {"user": {"id": "u-1", "rituals": [], "alert": None}}},
@@ -36,20 +36,20 @@ def stdlib_body(payload: Any) -> bytes:
 
 @pytest.mark.parametrize("payload", PAYLOADS)
 def test_the_body_is_byte_for_byte_the_stdlib_one(payload: Any) -> None:
-    body = bytes(json_response(200, payload, "application/json").body)
+    body = bytes(GraphQLResponse(payload, 200, "application/json").body)
     assert body == stdlib_body(payload)
     assert json.loads(body) == payload
 
 
 def test_the_body_says_its_charset() -> None:
-    response = json_response(400, {"errors": []}, "application/graphql-response+json")
+    response = GraphQLResponse({"errors": []}, 400, "application/graphql-response+json")
     assert response.status_code == 400
     assert response.headers["content-type"] == "application/graphql-response+json; charset=utf-8"
 
 
 def test_a_value_json_cannot_encode_is_still_refused() -> None:
     with pytest.raises(TypeError):
-        json_response(200, {"data": {"x": object()}}, "application/json")
+        GraphQLResponse({"data": {"x": object()}}, 200, "application/json")
     with pytest.raises(TypeError):
         # A lone surrogate is not UTF-8: never written as broken bytes.
-        json_response(200, {"data": {"x": "\ud800"}}, "application/json")
+        GraphQLResponse({"data": {"x": "\ud800"}}, 200, "application/json")
