@@ -21,9 +21,9 @@ from loaders.tables import Table
 from schema.clock import SystemClock
 from schema.principal import DASHBOARD
 from support.seed import seed_users
-from tests.gateway.live.test_replicas import Replica, replicas, until
+from tests.gateway.live.test_replicas import Replica, lease, replicas, until
 
-__all__ = ["replicas"]
+__all__ = ["lease", "replicas"]
 
 SECRET = "cache-replicas-secret-0123456789abcdef"
 INCOME = '{ user(id: "u-1") { income { amount } } }'
