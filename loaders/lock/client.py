@@ -93,7 +93,7 @@ class LockClient:
         """Take the lock `key` without waiting (Go's FailIfLocked): `LockNotGranted` at once
         when another owner holds it, unless an earlier sighting of that same version is
         already a lease old (its owner died: taken over, docs/schema.md)."""
-        existing = await self._read(key)
+        existing = await self.read(key)
         item = self._new_item(key, existing, data)
         if existing is not None and not existing.released:
             return await self._take_over_seen_or_refuse(key, existing, item, delete_on_release)
@@ -186,7 +186,7 @@ class LockClient:
     async def _wrote(self, key: str, version: str) -> bool:
         """Whether the lock item is ours at `version`: record versions are fresh random
         strings, so only our own write can have put it there."""
-        seen = await self._read(key)
+        seen = await self.read(key)
         return (
             seen is not None
             and seen.owner_name == self.owner_name
@@ -194,7 +194,8 @@ class LockClient:
             and not seen.released
         )
 
-    async def _read(self, key: str) -> Seen | None:
+    async def read(self, key: str) -> Seen | None:
+        """The lock item under `key` as it is now (a consistent read), or None."""
         answer = await self._dynamo.call(
             "get_item", TableName=self.table_name, Key={ATTR_KEY: {"S": key}}, ConsistentRead=True
         )

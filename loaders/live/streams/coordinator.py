@@ -45,7 +45,6 @@ from loaders.live.streams.shards import (
     plan_shards,
 )
 from loaders.lock import Lock, LockClient, LockLost, LockNotGranted
-from loaders.lock.item import ATTR_KEY, seen_from_item
 from loaders.tables import Table
 
 log = logging.getLogger("gateway.streams")
@@ -266,16 +265,9 @@ class LeaseCoordinator:
         name = self._table_name(table)
 
         async def read(shard_id: str) -> tuple[str, LeaseView | None]:
-            answer = await self._dynamo.call(
-                "get_item",
-                TableName=self.locks.table_name,
-                Key={ATTR_KEY: {"S": lease_key(name, shard_id)}},
-                ConsistentRead=True,
-            )
-            item = answer.get("Item")
-            if item is None:
+            seen = await self.locks.read(lease_key(name, shard_id))
+            if seen is None:
                 return shard_id, None
-            seen = seen_from_item(item, 0.0)
             return shard_id, LeaseView(
                 owner_name=seen.owner_name,
                 released=seen.released,
