@@ -9,11 +9,12 @@ from bench.delay_proxy import serve
 from bench.processes import free_port
 
 #: The proxy's delay, and the upstream's pause between the parts of its answer. Delayed once,
-#: an answer comes DELAY + (PARTS - 1) * GAP = 0.32 s after the request; a delay per part
-#: would make it at least PARTS * DELAY = 2 s. The bound, 4x the first, stays below the second.
+#: an answer comes DELAY + (PARTS - 1) * GAP = 0.64 s after the request; a delay per part
+#: would make it at least PARTS * DELAY = 10 s. The bound, 4x the first, stays far below the
+#: second, and a loaded machine's stall of a second or two does not reach it.
 DELAY = 0.25
 GAP = 0.01
-PARTS = 8
+PARTS = 40
 ANSWER = b"".join(b"part %d;" % n for n in range(PARTS))
 ONCE = DELAY + (PARTS - 1) * GAP
 
