@@ -164,9 +164,13 @@ def _encode_one(field: Field, value: Any) -> Any:
 
 
 class Record:
-    """Base of the declared rows (decorate each with `record`)."""
+    """Base of the declared rows (decorate each with `record`).
 
-    __slots__ = ()
+    Its one slot, `_part`, is no field (no part of equality, the hash or the item): a row the
+    cache keeps holds there the part of an answer its completion last wrote
+    (`loaders.cache.items.PART_SLOT`)."""
+
+    __slots__ = ("_part",)
     #: The `type` attribute of its items (the `site-pave` entity name), when it has one.
     TYPE: ClassVar[str | None] = None
     #: The entity whose items it reads and writes (set by `loaders.entity.entity`; an

@@ -8,12 +8,14 @@ through a `CacheReader`; mutations drop and publish their partitions through a
 """
 
 from loaders.cache.coherent import MISS, CoherentCache, Miss
+from loaders.cache.items import PART_SLOT
 from loaders.cache.reader import CacheReader
 from loaders.cache.writes import WritePublisher
 from loaders.entities import STREAMED_TABLES
 
 __all__ = [
     "MISS",
+    "PART_SLOT",
     "STREAMED_TABLES",
     "CacheReader",
     "CoherentCache",

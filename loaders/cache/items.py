@@ -3,7 +3,15 @@
 A row is a pure function of its item (`from_item`), so a warm read need not build it
 again: `row_of` keeps each row beside its item, for as long as the cache holds the item
 (they go together), as it does beside an `Undecoded` item for the request. The read rules
-still run on every read, on the row: the cache keeps rows, never answers."""
+still run on every read, on the row: the cache keeps rows, never answers.
+
+A kept row's part of an answer is kept too: the dict a compiled operation's completion wrote
+for it (`schema.execution.generated`), in the row's `PART_SLOT`, with that completion's
+mark, so that it gives the part back for the row without writing it again. A row is
+immutable and its completion a function of it alone (plain fields, no arguments, no
+context), so the part is what writing it again would give; the read rules still pick the
+rows on every read. Only a row of a cached item has the slot set (`NO_PART` first): an
+uncached request's rows end with it."""
 
 from __future__ import annotations
 
@@ -12,13 +20,19 @@ from typing import Any, TypeVar
 
 from loaders.codec import Item, from_wire
 from loaders.collections import Read, Undecoded
+from loaders.record import Record
 
 R = TypeVar("R")
 
-#: What the cache charges for the rows an item may get, as a share of the item's own
-#: measured size: rows share the item's strings, and took 0.26 of it on the bench's users
+#: What the cache charges for the rows an item may get and the parts of answers they may
+#: keep, as a share of the item's own measured size: rows share the item's strings, and took
+#: 0.26 of it on the test's realistic users, with the largest parts (every field) 0.53
 #: (`tests/loaders/cache/test_sizes.py` holds them within this share).
-ROWS_PER_ITEM_SIZE = 0.5
+ROWS_PER_ITEM_SIZE = 0.6
+#: `Record`'s slot for a kept row's part of an answer: `(mark, part)`, the mark the writing
+#: completion's own number; `NO_PART` while no completion has written one.
+PART_SLOT = "_part"
+NO_PART = (None, None)
 
 
 class CachedItem(dict[str, Any]):
@@ -46,4 +60,6 @@ def row_of(build: Callable[[Item], R], item: Read) -> R:
     row = item.rows.get(build)
     if row is None:
         row = item.rows[build] = build(item)
+        if isinstance(row, Record):
+            object.__setattr__(row, PART_SLOT, NO_PART)
     return row

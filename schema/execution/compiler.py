@@ -185,7 +185,18 @@ def compile_object(
                 raise Declined(f"{object_type.name}.{node.name.value}: not in the schema")
             planned.append(_planned_field(field.planned, field_def, node))
         fields.append((field, nested))
-    return Selection(object_type.name, tuple(fields)), planned
+    names = [grouped[field.response_name][0].name.value for field, _ in fields]
+    single = len(set(names)) == len(names) and all(n is None or n.single for _, n in fields)
+    keeps_part = single and _of_entity_rows(object_type)
+    return Selection(object_type.name, tuple(fields), single, keeps_part), planned
+
+
+def _of_entity_rows(object_type: GraphQLObjectType) -> bool:
+    """True when the type's objects are an entity's rows (`schema.declared.output` of a
+    record with an entity): rows the cache may keep."""
+    definition = object_type.extensions.get(STRAWBERRY_DEFINITION)
+    record = getattr(getattr(definition, "origin", None), "__record__", None)
+    return getattr(record, "__entity__", None) is not None
 
 
 def _collect(

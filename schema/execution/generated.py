@@ -10,6 +10,11 @@ operation then leaves the answer to graphql-core (`schema.execution.operation`).
 Planned fields (a User's) take their values from `answers`, in order; `source` is read for
 the plain ones. The functions' text is kept (`Completion.source`): `insight-gateway explain`
 prints it.
+
+The function of an entity's row (`Selection.keeps_part`) gives back the part it wrote for a
+row the cache keeps, from the row's `PART_SLOT`, and keeps the part it writes there
+(`loaders.cache.items`): a warm cache's rows are written once per completion, not once per
+request.
 """
 
 from __future__ import annotations
@@ -17,12 +22,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from itertools import count
 from types import GeneratorType
 from typing import Any
 
 from graphql import Undefined
 from graphql.pyutils import is_awaitable
 
+from loaders.cache import PART_SLOT
 from schema.execution.plan import (
     LEAF,
     LEAF_LIST,
@@ -40,6 +47,10 @@ class Unplain(Exception):
     """A value the compiled operation leaves to graphql-core."""
 
 
+#: Each row function's mark on the parts it keeps: a number of its own, never reused, that
+#: holds nothing (a kept function would keep its whole operation's code with the row).
+_PART_MARKS = count(1)
+
 #: Value types known to be neither awaitable nor exceptions (found once per type).
 PLAIN_TYPES: set[type] = {str, int, float, bool}
 
@@ -56,10 +67,14 @@ def check_plain(value: Any) -> None:
 @dataclass(frozen=True, slots=True)
 class Selection:
     """One object's fields to generate a function for: its type's name, and each field with
-    its nested object's level, if any."""
+    its nested object's level, if any. `single`: no field is selected twice (under two
+    response names), here or below, so that its part is no larger than its type's every
+    field's; `keeps_part`: single, and its objects are an entity's rows (the cache's)."""
 
     type_name: str
     fields: tuple[tuple[PlainField, Selection | None], ...]
+    single: bool = True
+    keeps_part: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +100,7 @@ def generate(level: Selection) -> Completion:
         "Undefined": Undefined,
         "PLAIN_TYPES": PLAIN_TYPES,
         "check_plain": check_plain,
+        "set_slot": object.__setattr__,
         **values,
     }
     exec(compile(source, f"<completion of {level.type_name}>", "exec"), namespace)
@@ -121,6 +137,12 @@ class _Writer:
         self.functions.append("")  # its place: nested functions come after it
         index = len(self.functions) - 1
         lines = [f"def {name}(source, answers=None):" if top else f"def {name}(source):"]
+        keeps = level.keeps_part and not top
+        if keeps:  # the part kept for a cached row, when this function wrote it
+            mark = next(_PART_MARKS)
+            lines.append(f"    part = getattr(source, {PART_SLOT!r}, None)")
+            lines.append(f"    if part is not None and part[0] == {mark}:")
+            lines.append("        return part[1]")
         lines.append("    out = {}")
         planned = 0
         for field, nested in level.fields:
@@ -149,6 +171,9 @@ class _Writer:
             )
             lines.append("    else:")
             lines.extend("        " + line for line in self._value(field, nested, key))
+        if keeps:
+            lines.append("    if part is not None:")
+            lines.append(f"        set_slot(source, {PART_SLOT!r}, ({mark}, out))")
         lines.append("    return out")
         self.functions[index] = "\n".join(lines)
         return name

@@ -1,5 +1,6 @@
 """The cache's measured bytes against the memory its entries really take (tracemalloc):
-the items, and the rows warm reads build from them and keep beside them."""
+the items, the rows warm reads build from them and keep beside them, and the part of an
+answer each row keeps (every field of its type selected: the largest part one can keep)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,12 @@ import json
 import tracemalloc
 from collections import defaultdict
 from collections.abc import Callable
+from functools import partial
+from operator import itemgetter
 from typing import Any
+
+from graphql import FieldNode, GraphQLObjectType, OperationDefinitionNode, parse
+from graphql.execution import VariableValues
 
 from gateway.settings import Settings
 from loaders.cache import CoherentCache
@@ -28,10 +34,18 @@ from loaders.rows.mine import MineRow, RecurringExpenseRow, RitualRow
 from loaders.rows.payday import PaydayRow
 from loaders.rows.scores import ScoreRow
 from loaders.tables import Table
+from schema.execution.compiler import compile_object
+from schema.execution.generated import Completion, Selection, generate
+from schema.execution.plan import OBJECT, PlainField
+from schema.graphql_schema import graphql_schema
+from schema.root import build_schema
+from support.every_field import every_field
 from support.seed import user_items
 from tests.conftest import NOW
 
 USERS = 20
+#: A level above a row's, so that the row's completion is a nested one, as in a query.
+ROW_FIELD = PlainField("row", OBJECT, read=itemgetter("row"))
 
 #: Each entity's row, as the read rules build it.
 BUILDERS: dict[str, Callable[[Item], object]] = {
@@ -73,14 +87,44 @@ def cached_items(cache: CoherentCache, partitions: list[tuple[Table, str]]) -> l
     return found
 
 
-def build_rows(items: list[Any]) -> None:
+def build_rows(items: list[Any]) -> list[Any]:
+    rows = []
     for item in items:
         build = BUILDERS.get(item.get("type", ""), IncomeDetectionRunRow.from_item)
-        assert row_of(build, item) is row_of(build, item)
+        rows.append(row_of(build, item))
+        assert rows[-1] is row_of(build, item)
+    return rows
 
 
-def test_the_measured_bytes_bound_what_the_entries_and_their_rows_take() -> None:
+def _completed(completion: Completion, row: Any) -> Any:
+    return completion.complete({"row": row}, None)["row"]
+
+
+def every_field_completions() -> dict[type, Callable[[Any], Any]]:
+    """Each row class's completion with every field of its GraphQL type selected."""
+    schema = graphql_schema(build_schema())
+    completions: dict[type, Callable[[Any], Any]] = {}
+    for name, named in schema.type_map.items():
+        origin = getattr(named.extensions.get("strawberry-definition"), "origin", None)
+        record = getattr(origin, "__record__", None)
+        if record is None or not isinstance(named, GraphQLObjectType):
+            continue
+        document = parse(f"{{ row {every_field(schema, name)} }}")
+        operation = document.definitions[0]
+        assert isinstance(operation, OperationDefinitionNode)
+        (node,) = operation.selection_set.selections
+        assert isinstance(node, FieldNode)
+        selection, _ = compile_object(schema, named, [node], {}, VariableValues({}, {}))
+        assert selection.keeps_part is (record.__entity__ is not None)
+        completions[record] = partial(
+            _completed, generate(Selection("Row", ((ROW_FIELD, selection),)))
+        )
+    return completions
+
+
+def test_the_measured_bytes_bound_what_the_entries_their_rows_and_parts_take() -> None:
     texts = responses()
+    completions = every_field_completions()
     wall = 1_000_000.0
     cache = CoherentCache(1 << 30, FeedWatch((Table.PAVE, Table.INCOME_DETECTION), 2, lambda: wall))
     for table in (Table.PAVE, Table.INCOME_DETECTION):
@@ -98,7 +142,11 @@ def test_the_measured_bytes_bound_what_the_entries_and_their_rows_take() -> None
         gc.collect()
         items_taken = tracemalloc.get_traced_memory()[0] - before
         items = cached_items(cache, [(table, pk) for table, pk, _ in texts])
-        build_rows(items)
+        rows = build_rows(items)
+        for row in rows:  # the largest parts they can keep
+            part = completions[type(row)](row)
+            assert completions[type(row)](row) is part
+        del rows, part
         gc.collect()
         taken = tracemalloc.get_traced_memory()[0] - before
     finally:
@@ -106,6 +154,9 @@ def test_the_measured_bytes_bound_what_the_entries_and_their_rows_take() -> None
     measured = cache.store.bytes
     items_measured = items_size(items)
     print(f"measured {measured} bytes, traced {taken} ({measured / taken:.2f}x)")
-    print(f"rows: traced {taken - items_taken}, charged {items_measured * ROWS_PER_ITEM_SIZE}")
+    print(
+        f"rows and parts: traced {taken - items_taken}, "
+        f"charged {items_measured * ROWS_PER_ITEM_SIZE}"
+    )
     assert taken - items_taken <= items_measured * ROWS_PER_ITEM_SIZE
     assert taken <= measured <= 3 * taken
