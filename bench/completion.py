@@ -34,13 +34,13 @@ from loaders.dynamodb import Dynamo
 from loaders.live.changes import ShardPosition
 from loaders.live.feed_watch import FeedWatch
 from loaders.tables import TableNames, create_tables
-from schema.clock import FixedClock
 from schema.context import Context, build_context
 from schema.prepared import PreparedOperations
 from schema.principal import DASHBOARD, Principal
 from schema.root import build_schema
 from support.dynalite_server import DynaliteServer
 from support.every_field import every_field
+from support.fixed_clock import FixedClock
 from support.seed import seed_users
 
 __all__ = ["AnswersDiffer", "Figures", "check_same", "main", "measure"]

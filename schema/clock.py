@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Protocol
 
-__all__ = ["Clock", "FixedClock", "SystemClock"]
+__all__ = ["Clock", "SystemClock"]
 
 
 class Clock(Protocol):
@@ -17,21 +17,3 @@ class Clock(Protocol):
 class SystemClock:
     def now(self) -> datetime:
         return datetime.now(UTC)
-
-
-class FixedClock:
-    """A clock that stands still until moved; for tests and demos."""
-
-    def __init__(self, now: datetime) -> None:
-        if now.tzinfo is None:
-            raise ValueError("FixedClock needs a timezone-aware instant")
-        self._now = now.astimezone(UTC)
-
-    def now(self) -> datetime:
-        return self._now
-
-    def set(self, now: datetime) -> None:
-        self._now = now.astimezone(UTC)
-
-    def advance(self, delta: timedelta) -> None:
-        self._now += delta

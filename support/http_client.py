@@ -19,9 +19,10 @@ from gateway.auth.tokens import mint_token
 from gateway.settings import Settings
 from gateway.state import Resources
 from loaders.dynamodb import Dynamo
-from schema.clock import Clock, FixedClock
+from schema.clock import Clock
 from schema.principal import DASHBOARD, WRITER
 from support import jwt_factory
+from support.fixed_clock import FixedClock
 
 SECRET = "http-tests-secret-0123456789abcdef"
 OTHER_SECRET = "another-secret-0123456789abcdefghij"

@@ -21,8 +21,8 @@ from loaders.codec import Item, from_wire
 from loaders.collections import Read, Undecoded
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
-from schema.clock import FixedClock
 from support.faults import FaultProxy
+from support.fixed_clock import FixedClock
 from support.redis_server import RedisServer
 from support.serial_moto import SerialMotoServer
 

@@ -17,11 +17,11 @@ from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.entities import PAYDAY
 from loaders.tables import TableNames
-from schema.clock import FixedClock
 from schema.context import build_context
 from schema.principal import DASHBOARD, Principal
 from schema.root import build_schema
 from support.every_field import every_field
+from support.fixed_clock import FixedClock
 from support.seed import RECURRING_PER_MINE, RITUALS_PER_MINE, seed_users
 from tests.conftest import NOW
 

@@ -12,7 +12,7 @@ from starlette.routing import Route
 from bench.server import FloorEndpoint
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from support.http_client import SECRET, gateway_client, tokens
 
 

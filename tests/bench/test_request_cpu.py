@@ -14,7 +14,7 @@ from gateway.auth.tokens import mint_token
 from gateway.settings import Settings
 from gateway.state import Resources
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from support.http_client import SECRET
 
 

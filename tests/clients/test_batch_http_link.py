@@ -19,8 +19,8 @@ from gateway.auth.tokens import mint_token
 from gateway.cli.demo import ADA, BOB, CY, seed_demo
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
 from schema.principal import DASHBOARD
+from support.fixed_clock import FixedClock
 from support.metrics_text import total
 from tests.conftest import NOW
 from tests.live_server import serve_in_thread

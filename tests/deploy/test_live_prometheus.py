@@ -29,9 +29,9 @@ from gateway.cli.demo import ADA, BOB, seed_demo
 from gateway.cli.examples import FRONTEND_QUERY
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
 from schema.principal import DASHBOARD, WRITER
 from support.faults import Throttle, Unprocess, fault_proxy
+from support.fixed_clock import FixedClock
 from support.processes import free_port
 from tests.deploy.dashboard import load, queries
 from tests.deploy.prometheus_rule import RULES

@@ -20,10 +20,10 @@ from gateway.cli.demo import ADA, BOB, CY, seed_demo
 from gateway.cli.main import schema_sdl
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
 from schema.principal import DASHBOARD
 from schema.root import build_schema
 from support.every_field import every_field
+from support.fixed_clock import FixedClock
 from tests.conftest import NOW
 from tests.federation.composed_router import ComposedRouter
 from tests.live_server import serve_in_thread

@@ -20,8 +20,8 @@ from gateway.state import opened_resources
 from loaders.cache import STREAMED_TABLES, CoherentCache
 from loaders.live.changes import Change, ChangeFeed, ShardPosition
 from loaders.tables import Table
-from schema.clock import FixedClock
 from schema.principal import DASHBOARD, WRITER
+from support.fixed_clock import FixedClock
 from support.metrics_text import Samples, samples
 
 SECRET = "cache-tests-secret-0123456789abcdef"

@@ -18,9 +18,9 @@ from loaders.entities import LAST_PAGE
 from loaders.live.changes import Change, ShardPosition
 from loaders.rows.income import IncomeRow
 from loaders.tables import Table, TableNames, create_tables
-from schema.clock import FixedClock
 from schema.root import build_schema
 from support.every_field import every_field
+from support.fixed_clock import FixedClock
 from support.metrics_text import value
 from support.seed import seed_users
 from tests.change_recorder import Recorder

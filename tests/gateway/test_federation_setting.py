@@ -6,7 +6,7 @@ import pytest
 
 from gateway.settings import Settings, SettingsError
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from support.http_client import END_USER, OTHER_USER, gateway_client, tokens
 
 ENTITIES = (

@@ -23,9 +23,9 @@ from gateway.resources import open_dynamo
 from gateway.settings import Settings
 from gateway.state import opened_resources, resources_of
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
 from schema.principal import DASHBOARD
 from support.faults import Delay, FaultProxy
+from support.fixed_clock import FixedClock
 
 SECRET = "shutdown-tests-secret-0123456789abcdef"
 QUERY = f'{{ user(id: "{ADA}") {{ id alert {{ alertSent balanceSetting }} }} }}'

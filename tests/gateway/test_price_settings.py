@@ -8,8 +8,8 @@ import pytest
 from gateway.cli.examples import FRONTEND_QUERY
 from gateway.settings import Settings, SettingsError
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
 from schema.plan_prices import PRICES, Prices
+from support.fixed_clock import FixedClock
 from support.http_client import gateway_client, tokens
 from tests.conftest import CallCounter
 

@@ -9,12 +9,12 @@ from strawberry.types import ExecutionResult
 
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo, FinishedCall
-from schema.clock import FixedClock
 from schema.context import build_context
 from schema.field_reads import reads
 from schema.principal import DASHBOARD, Principal
 from schema.root import build_schema
 from support.faults import FaultProxy, fault_proxy
+from support.fixed_clock import FixedClock
 
 DASHBOARD_USER = Principal(sub="dash-1", roles=frozenset({DASHBOARD}))
 

@@ -16,10 +16,10 @@ from gateway.cli.demo import ADA, BOB, CY, seed_demo
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema import access_plan
-from schema.clock import FixedClock
 from schema.context import build_context
 from schema.execution import operation
 from support.every_field import every_field
+from support.fixed_clock import FixedClock
 from tests.conftest import NOW, CallCounter
 from tests.schema.conftest import DASHBOARD_USER, data_of
 

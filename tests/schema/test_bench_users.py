@@ -10,9 +10,9 @@ from strawberry.types import ExecutionResult
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from schema import access_plan
-from schema.clock import FixedClock
 from schema.context import build_context
 from support.every_field import every_field
+from support.fixed_clock import FixedClock
 from support.seed import RECURRING_PER_MINE, SCORES, seed_users
 from tests.conftest import NOW
 from tests.schema.conftest import DASHBOARD_USER, data_of

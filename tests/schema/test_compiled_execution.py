@@ -47,7 +47,6 @@ from loaders.dynamodb import Dynamo
 from loaders.live.changes import ShardPosition
 from loaders.live.feed_watch import FeedWatch
 from loaders.tables import create_tables
-from schema.clock import FixedClock
 from schema.context import build_context
 from schema.execution.compiler import compile_object, compiled_or_why
 from schema.execution.executor import PassesPlainFields
@@ -56,6 +55,7 @@ from schema.prepared import COMPILED_PER_OPERATION, PreparedOperations
 from schema.principal import Principal
 from schema.root import build_schema
 from schema.user import User
+from support.fixed_clock import FixedClock
 from support.seed import user_items
 from tests.conftest import NOW, unique_table_names
 from tests.schema.conftest import DASHBOARD_USER

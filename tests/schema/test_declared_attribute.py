@@ -22,11 +22,11 @@ from loaders.tables import TableNames
 from loaders.transactions import Writes, commit
 from loaders.writers.common import put_written
 from schema.access_plan import plan_user_reads
-from schema.clock import FixedClock
 from schema.context import Info, build_context
 from schema.declared import input_of, input_values, output
 from schema.field_reads import reads
 from schema.scalars import WireForms, scalar_overrides
+from support.fixed_clock import FixedClock
 from tests.schema.conftest import DASHBOARD_USER
 
 if TYPE_CHECKING:

@@ -22,12 +22,12 @@ from loaders.tables import Table, TableNames
 from loaders.transactions import Writes, commit
 from loaders.writers.common import put_written
 from schema.access_plan import USER_READS, plan_user_reads
-from schema.clock import FixedClock
 from schema.context import Info, build_context
 from schema.declared import input_of, input_values, output
 from schema.federation import UserEntity
 from schema.field_reads import UndeclaredRead, reads, type_reads
 from schema.scalars import WireForms, scalar_overrides
+from support.fixed_clock import FixedClock
 from tests.conftest import CallCounter
 from tests.schema.conftest import DASHBOARD_USER, UndeclaredUser
 

@@ -13,8 +13,8 @@ from gateway.cli.examples import (
 )
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
 from schema.principal import Principal
+from support.fixed_clock import FixedClock
 from tests.schema.conftest import Execute, data_of
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
 from schema.context import build_context
 from schema.execution.executor import ReferenceExecutionContext
+from support.fixed_clock import FixedClock
 from tests.schema.conftest import DASHBOARD_USER
 
 #: Compiled (a User selection), and graphql-core's (introspection is never compiled).

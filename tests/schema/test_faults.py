@@ -23,10 +23,10 @@ from gateway.resources import open_dynamo
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo, FinishedCall
 from loaders.tables import TableNames, create_tables
-from schema.clock import FixedClock
 from schema.context import build_context
 from schema.prepared import owner_of
 from support.faults import Delay, Drop, FaultProxy, ServerError, Throttle, Unprocess
+from support.fixed_clock import FixedClock
 from tests.conftest import NOW
 from tests.schema.conftest import DASHBOARD_USER, data_of
 

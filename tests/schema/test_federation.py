@@ -16,7 +16,6 @@ from gateway.cli.demo import ADA, BOB, CY, seed_demo
 from gateway.cli.main import schema_sdl
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
 from schema.context import build_context
 from schema.cost_policy import GATEWAY_COST_POLICY
 from schema.extensions import QueryLimitsCheck
@@ -24,6 +23,7 @@ from schema.extensions.measures import query_cost
 from schema.prepared import PreparedOperations
 from schema.principal import Principal
 from schema.root import build_schema
+from support.fixed_clock import FixedClock
 from tests.conftest import NOW
 from tests.schema.conftest import DASHBOARD_USER, data_of
 

@@ -20,8 +20,8 @@ from loaders.live.changes import Change, MemoryChangeFeed, ShardPosition
 from loaders.live.streams import LeaseCoordinator, StreamsApi
 from loaders.lock import LockClient
 from loaders.tables import Table, TableNames
-from schema.clock import FixedClock
 from schema.principal import Principal
+from support.fixed_clock import FixedClock
 from tests.change_recorder import Recorder
 from tests.conftest import CallCounter
 from tests.gateway.idempotency.keyed_client import keyed_mutation

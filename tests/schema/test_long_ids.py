@@ -15,8 +15,8 @@ from loaders.dynamodb_errors import KeysRefused
 from loaders.keys import ItemKey
 from loaders.point_reads import PointReadLoader
 from loaders.tables import Table, TableNames, create_tables
-from schema.clock import FixedClock
 from support.dynalite_server import DynaliteServer
+from support.fixed_clock import FixedClock
 from tests.conftest import CallCounter, open_test_client, put_wire_items, unique_table_names
 from tests.schema.conftest import Execute
 

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
 from schema.scalars import format_decimal
+from support.fixed_clock import FixedClock
 from support.http_client import gateway_client, tokens
 
 

@@ -16,9 +16,9 @@ from strawberry.types import ExecutionResult
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames, create_tables
-from schema.clock import FixedClock
 from schema.context import build_context
 from support.faults import FaultProxy, Lose, Throttle, fault_proxy
+from support.fixed_clock import FixedClock
 from tests.conftest import put_wire_items
 from tests.schema.test_mutations import (
     WRITER_SERVICE,

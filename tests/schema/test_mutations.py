@@ -11,9 +11,9 @@ import pytest
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames
-from schema.clock import FixedClock
 from schema.context import Context, build_context
 from schema.principal import DASHBOARD, WRITER, Principal
+from support.fixed_clock import FixedClock
 from tests.conftest import NOW, CallCounter, put_wire_items
 from tests.schema.conftest import Execute, data_of
 from tests.wire import n, s

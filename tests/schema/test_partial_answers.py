@@ -20,10 +20,10 @@ from gateway.settings import Settings
 from loaders.dynamodb import Dynamo, FinishedCall
 from loaders.tables import create_tables
 from schema import access_plan
-from schema.clock import FixedClock
 from schema.context import build_context
 from schema.principal import Principal
 from support.faults import FaultProxy
+from support.fixed_clock import FixedClock
 from support.seed import seed_users
 from tests.conftest import NOW, unique_table_names
 from tests.schema.conftest import DASHBOARD_USER, data_of

@@ -13,12 +13,12 @@ from strawberry.types import ExecutionResult
 from gateway.cli.examples import FRONTEND_QUERY
 from loaders.dynamodb import Dynamo
 from schema import access_plan
-from schema.clock import FixedClock
 from schema.context import build_context
 from schema.plan_prices import PRICES, READ_UNIT_PRICE, VCPU_HOUR_PRICE, PlanCost, Prices
 from schema.prepared import PreparedOperations
 from schema.root import build_schema
 from support.every_field import every_field
+from support.fixed_clock import FixedClock
 from tests.conftest import CallCounter
 from tests.schema.conftest import DASHBOARD_USER, data_of
 

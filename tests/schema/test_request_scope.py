@@ -7,8 +7,8 @@ import asyncio
 from typing import Any
 
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
 from schema.context import build_context
+from support.fixed_clock import FixedClock
 from tests.schema.conftest import DASHBOARD_USER, data_of
 
 QUERY = "query($id: ID!) { user(id: $id) { id payday { nextDate } alert { alertSent } } }"

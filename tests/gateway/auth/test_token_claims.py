@@ -11,8 +11,8 @@ import pytest
 from gateway.auth.tokens import TokenVerifier, Unauthenticated, hs256_key_from_secret
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
 from support import jwt_factory
+from support.fixed_clock import FixedClock
 from support.http_client import SECRET, gateway_client
 from tests.conftest import NOW
 

@@ -20,9 +20,9 @@ from gateway.auth.tokens import (
     mint_token,
 )
 from gateway.settings import Settings, SettingsError
-from schema.clock import FixedClock
 from schema.principal import Principal
 from support import jwt_factory
+from support.fixed_clock import FixedClock
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
 T = int(NOW.timestamp())

@@ -13,8 +13,8 @@ import httpx
 from gateway.app import create_app
 from gateway.auth.tokens import mint_token
 from gateway.settings import Settings
-from schema.clock import FixedClock
 from schema.principal import DASHBOARD
+from support.fixed_clock import FixedClock
 from tests.conftest import NOW
 from tests.live_server import serve_in_thread
 

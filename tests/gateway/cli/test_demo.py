@@ -11,8 +11,8 @@ import httpx
 from gateway.cli.demo import ADA, BOB, DEE, DEE_THRESHOLD, seed_demo
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
 from schema.principal import WRITER
+from support.fixed_clock import FixedClock
 from support.http_client import SECRET, app_client
 
 EVALUATE = """mutation($input: EvaluateBalanceAlertInput!) {

@@ -13,8 +13,8 @@ from gateway.cli.main import main
 from gateway.protection.trusted_documents import TrustedDocuments
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
 from schema.root import build_schema
+from support.fixed_clock import FixedClock
 from support.http_client import END_USER, gateway_client, tokens
 from support.processes import free_port
 

@@ -17,7 +17,7 @@ from gateway.cli.serve import embedded_hosts
 from gateway.configuration import SettingsError
 from gateway.operations.hosts import LOOPBACK_HOSTS
 from gateway.settings import Settings
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from support.http_client import SECRET
 from support.serving import serving
 

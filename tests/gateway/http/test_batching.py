@@ -16,9 +16,9 @@ import pytest
 from gateway.cli.demo import ADA, BOB, CY, seed_demo
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
 from schema.principal import DASHBOARD, WRITER
 from support.faults import Delay, FaultProxy
+from support.fixed_clock import FixedClock
 from support.http_client import app_client
 from support.metrics_text import by_label
 

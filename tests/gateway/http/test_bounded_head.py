@@ -20,7 +20,7 @@ from websockets.asyncio.client import connect
 from gateway.app import create_app
 from gateway.live_http.server_protocol import GatewayHttpProtocol
 from gateway.settings import Settings
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from support.raw_heads import sent_until_answered
 from support.serving import serving
 from tests.gateway.subscriptions.conftest import live_settings

@@ -14,7 +14,7 @@ from gateway.app import create_app
 from gateway.cli.serve import embedded_graphiql
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from support.http_client import gateway_client, tokens
 
 BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"

@@ -13,10 +13,10 @@ from gateway.operations.gate import OperationGate
 from gateway.settings import Settings
 from gateway.state import Resources
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
 from schema.graphql_schema import graphql_schema
 from schema.principal import Principal
 from schema.root import build_schema
+from support.fixed_clock import FixedClock
 from tests.conftest import NOW
 
 

@@ -16,7 +16,7 @@ from gateway.app import create_app
 from gateway.http.media_types import GRAPHQL_RESPONSE_JSON, JSON
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from support.http_client import END_USER, OTHER_USER, SECRET, gateway_client, tokens
 from tests.conftest import CallCounter
 

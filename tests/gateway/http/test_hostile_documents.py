@@ -16,7 +16,7 @@ from graphql.validation.rules.overlapping_fields_can_be_merged import (
 from gateway.http.media_types import GRAPHQL_RESPONSE_JSON
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from support.http_client import gateway_client, tokens
 from tests.conftest import CallCounter
 

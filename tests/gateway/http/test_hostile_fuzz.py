@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from gateway.http.media_types import GRAPHQL_RESPONSE_JSON
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from support.http_client import gateway_client, tokens
 from tests.gateway.hostile_inputs import (
     CONTRACT_CODES,

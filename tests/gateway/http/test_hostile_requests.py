@@ -17,7 +17,7 @@ import pytest
 from gateway.http.media_types import GRAPHQL_RESPONSE_JSON, JSON
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from support.http_client import END_USER, OTHER_USER, gateway_client, tokens
 from tests.conftest import CallCounter
 

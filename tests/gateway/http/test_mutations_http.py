@@ -17,7 +17,7 @@ from gateway.state import Resources
 from loaders.dynamodb import Dynamo
 from loaders.lock import LockClient
 from loaders.tables import TableNames
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from support.http_client import SECRET, tokens
 from tests.conftest import CallCounter, put_wire_items
 from tests.schema.test_mutations import document

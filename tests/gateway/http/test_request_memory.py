@@ -11,11 +11,11 @@ from typing import Any
 from gateway.settings import Settings
 from loaders.collections import Collected
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
 from schema.context import Context
 from schema.execution.executor import ReferenceExecutionContext
 from schema.root import build_schema
 from support.every_field import every_field
+from support.fixed_clock import FixedClock
 from support.http_client import gateway_client, tokens
 from support.seed import seed_users
 from tests.conftest import NOW

@@ -22,10 +22,10 @@ from loaders.codec import from_wire
 from loaders.dynamodb import Dynamo
 from loaders.lock import LockClient
 from loaders.tables import Table, TableNames
-from schema.clock import FixedClock
 from schema.context import build_context
 from schema.principal import WRITER, Principal
 from schema.root import build_schema
+from support.fixed_clock import FixedClock
 from support.http_client import SECRET
 from tests.schema.test_mutations import WRITER_SERVICE, document
 

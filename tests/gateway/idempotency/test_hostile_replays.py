@@ -13,7 +13,7 @@ from gateway.auth.tokens import mint_token
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from support.http_client import SECRET
 from tests.gateway.idempotency.keyed_client import effects, gateway, records, send, writer_token
 from tests.gateway.subscriptions.conftest import live_gateway

@@ -10,8 +10,8 @@ import pytest
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.tables import TableNames
-from schema.clock import FixedClock
 from support.faults import ApplyThenFail, FaultProxy, Lose
+from support.fixed_clock import FixedClock
 from tests.gateway.idempotency.keyed_client import effects, gateway, records, send
 from tests.schema.test_mutations import payday_input
 

@@ -14,7 +14,7 @@ import pytest
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
 from loaders.tables import Table, TableNames
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from support.metrics_text import value
 from tests.conftest import AtomicBackend, CallCounter
 from tests.gateway.idempotency.keyed_client import effects, gateway, records, send, writer_token

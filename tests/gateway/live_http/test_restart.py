@@ -19,7 +19,7 @@ from gateway.live_http.server_protocol import GatewayHttpProtocol
 from gateway.live_http.stream import RESTART_RETRY_MS
 from gateway.settings import Settings
 from loaders.tables import Table
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from tests.gateway.live_http.stream_client import Stream, open_stream
 from tests.gateway.subscriptions.conftest import (
     SECRET,

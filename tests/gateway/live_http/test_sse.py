@@ -11,7 +11,7 @@ import httpx
 from gateway.live_http import event_id
 from gateway.settings import Settings
 from loaders.tables import Table
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from tests.gateway.live_http.stream_client import Stream, open_stream
 from tests.gateway.subscriptions.conftest import (
     OTHER,

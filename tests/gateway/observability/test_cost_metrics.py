@@ -6,7 +6,7 @@ import dataclasses
 from typing import Any
 
 from gateway.settings import Settings
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from support.http_client import app_client
 from support.metrics_text import samples, value
 

@@ -20,7 +20,6 @@ from gateway.observability.metrics import Metrics
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo, FinishedCall
 from loaders.errors import DynamoDBUnavailable
-from schema.clock import FixedClock
 from support.faults import (
     Delay,
     Drop,
@@ -30,6 +29,7 @@ from support.faults import (
     Throttle,
     Unprocess,
 )
+from support.fixed_clock import FixedClock
 from support.metrics_text import samples, value
 from tests.gateway.observability.test_metrics_and_logs import serving
 

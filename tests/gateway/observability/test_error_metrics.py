@@ -14,7 +14,7 @@ import pytest
 
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from support.http_client import OTHER_USER, gateway_client, tokens
 from support.metrics_text import by_label, total
 

@@ -21,10 +21,10 @@ from gateway.observability.field_usage import FieldUsage, bind_client
 from gateway.settings import Settings
 from gateway.state import Resources
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
 from schema.extensions.coordinates import Coordinates, coordinates_of
 from schema.principal import DASHBOARD, WRITER
 from schema.root import build_schema
+from support.fixed_clock import FixedClock
 from support.metrics_text import series
 
 SECRET = "usage-tests-secret-0123456789abcdef"

@@ -12,8 +12,8 @@ import httpx
 from gateway.app import create_app
 from gateway.settings import Settings
 from loaders.tables import Table
-from schema.clock import FixedClock
 from support.faults import Delay, FaultProxy, Throttle
+from support.fixed_clock import FixedClock
 
 #: One look at the tables: a DescribeTable for each.
 ONE_LOOK = {"DescribeTable": len(Table)}

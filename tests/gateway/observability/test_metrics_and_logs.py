@@ -19,8 +19,8 @@ from gateway.cli.demo import ADA, seed_demo
 from gateway.observability.logs import JsonFormatter, RequestIdFilter
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
 from support.faults import FaultProxy, Refuse, Throttle, Unprocess
+from support.fixed_clock import FixedClock
 from support.http_client import app_client
 from support.metrics_text import samples, value
 

@@ -22,11 +22,11 @@ from gateway.observability.metrics import HttpMetrics
 from gateway.observability.tracing import tracing_from_settings
 from gateway.settings import Settings, SettingsError
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
 from schema.context import build_context
 from schema.prepared import PreparedOperations
 from schema.principal import Principal
 from schema.root import build_schema
+from support.fixed_clock import FixedClock
 from tests.loaders.test_wire_connections import GET, Script, client_of, dynamo_of, scripted
 
 TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"

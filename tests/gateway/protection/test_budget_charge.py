@@ -9,8 +9,8 @@ import pytest
 
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
 from schema.extensions.measures import query_cost
+from support.fixed_clock import FixedClock
 from support.http_client import gateway_client
 from tests.gateway.protection.test_rate_limit import BY_VARIABLE, ONE, bearer, remaining
 

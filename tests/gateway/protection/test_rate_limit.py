@@ -14,8 +14,8 @@ from gateway.auth.tokens import mint_token
 from gateway.http.media_types import GRAPHQL_RESPONSE_JSON
 from gateway.settings import Settings, SettingsError
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
 from schema.principal import DASHBOARD, WRITER
+from support.fixed_clock import FixedClock
 from support.http_client import END_USER, OTHER_USER, SECRET, gateway_client
 from support.metrics_text import value
 from tests.conftest import CallCounter

@@ -19,7 +19,8 @@ import pytest
 from gateway.auth.tokens import mint_token
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock, SystemClock
+from schema.clock import SystemClock
+from support.fixed_clock import FixedClock
 from support.http_client import OTHER_USER, SECRET, gateway_client
 from support.metrics_text import value
 from support.processes import free_port

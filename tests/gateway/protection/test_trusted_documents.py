@@ -19,7 +19,7 @@ from gateway.http.media_types import GRAPHQL_RESPONSE_JSON
 from gateway.protection.trusted_documents import ManifestError
 from gateway.settings import Settings, SettingsError
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from support.http_client import END_USER, gateway_client, tokens
 from support.metrics_text import value
 from tests.conftest import CallCounter

@@ -19,9 +19,9 @@ from gateway.state import opened_resources
 from loaders.dynamodb import FinishedCall
 from loaders.live.changes import Change, MemoryChangeFeed
 from loaders.tables import Table
-from schema.clock import FixedClock
 from schema.live import LiveHub
 from schema.principal import DASHBOARD, WRITER
+from support.fixed_clock import FixedClock
 from support.metrics_text import Samples, samples
 from tests.gateway.subscriptions.socket_client import Socket, serving
 

@@ -9,7 +9,7 @@ from websockets.asyncio.client import connect
 
 from gateway.app import create_app
 from gateway.settings import Settings
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from support.serving import serving
 from tests.gateway.subscriptions.conftest import live_settings
 from tests.gateway.subscriptions.socket_client import PROTOCOL, WAIT_SECONDS

@@ -17,7 +17,7 @@ from websockets.exceptions import ConnectionClosed
 
 from gateway.settings import Settings
 from gateway.subscriptions.close_codes import ERROR_CODES
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from tests.gateway.hostile_inputs import CONTRACT_CODES, EXAMPLES, FRAMES, LOOP_HOLD_BOUND
 from tests.gateway.loop_hold import loop_hold
 from tests.gateway.subscriptions.conftest import LiveGateway, live_gateway

@@ -12,7 +12,7 @@ import httpx
 
 from gateway.settings import Settings
 from loaders.tables import Table
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from support.metrics_text import value
 from tests.conftest import put_wire_items
 from tests.gateway.subscriptions.conftest import (

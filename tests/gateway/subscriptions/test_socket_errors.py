@@ -14,7 +14,7 @@ import pytest
 
 from gateway.observability.logs import RequestIdFilter
 from gateway.settings import Settings
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from support.metrics_text import by_label
 from tests.gateway.subscriptions.conftest import (
     OTHER,

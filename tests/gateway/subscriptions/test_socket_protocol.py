@@ -16,7 +16,7 @@ from websockets.exceptions import InvalidStatus
 
 from gateway.http.graphql_view import GatewayGraphQL
 from gateway.settings import Settings
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from tests.gateway.subscriptions.conftest import (
     OTHER,
     SETTING_QUERY,

@@ -9,7 +9,7 @@ from typing import Any
 from gateway.settings import Settings
 from loaders.live.changes import ShardPosition
 from loaders.tables import Table
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from tests.change_recorder import Recorder
 from tests.gateway.subscriptions.conftest import (
     USER,

@@ -14,7 +14,7 @@ import pytest
 from websockets.exceptions import InvalidStatus
 
 from gateway.settings import Settings
-from schema.clock import FixedClock
+from support.fixed_clock import FixedClock
 from tests.gateway.subscriptions.conftest import OTHER, USER, LiveGateway, live_gateway
 from tests.gateway.subscriptions.socket_client import Socket, open_socket
 from tests.gateway.subscriptions.test_socket_protocol import view_of

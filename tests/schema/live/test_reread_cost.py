@@ -14,12 +14,12 @@ import pytest
 from graphql import parse
 
 from loaders.dynamodb import Dynamo
-from schema.clock import FixedClock
 from schema.context import build_context
 from schema.cost_policy import GATEWAY_COST_POLICY
 from schema.extensions.measures import query_cost
 from schema.principal import Principal
 from schema.root import build_schema
+from support.fixed_clock import FixedClock
 from tests.schema.conftest import DASHBOARD_USER
 
 

@@ -17,7 +17,6 @@ from strawberry.types.graphql import OperationType
 
 from gateway.settings import Settings
 from loaders.dynamodb import Dynamo, FinishedCall
-from schema.clock import FixedClock
 from schema.context import Context, build_context
 from schema.execution.executor import ReferenceExecutionContext, as_field_class
 from schema.federation import UserEntity
@@ -28,6 +27,7 @@ from schema.query import Query
 from schema.root import build_schema
 from schema.subscription import Subscription
 from schema.user import User
+from support.fixed_clock import FixedClock
 from support.seed import user_items
 from tests.conftest import NOW
 from tests.schema.conftest import DASHBOARD_USER, UndeclaredUser

@@ -11,13 +11,13 @@ import pytest
 from loaders.dynamodb import Dynamo, FinishedCall
 from loaders.live.changes import Change
 from loaders.tables import Table
-from schema.clock import FixedClock
 from schema.context import Context, build_context
 from schema.live import GroupKey, LiveHub
 from schema.live.ports import ContextFactory
 from schema.live.shared_reads import SharedReads
 from schema.principal import Principal
 from schema.root import build_schema
+from support.fixed_clock import FixedClock
 from tests.conftest import NOW, put_wire_items
 from tests.wire import n, s
 
