@@ -97,6 +97,8 @@ class KeyTemplate:
         if self._single is not None:  # most keys (`USERS#{user_id}`): a prefix and a value
             name, form = self._single
             return self.prefix + form(values[name])
+        if not self.names:  # a constant (`PREDICTION`)
+            return self.text
         return "".join(
             part if isinstance(part, str) else part[1](values[part[0]]) for part in self._parts
         )

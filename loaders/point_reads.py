@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import cast
 
 from loaders.answers import Found, pending
-from loaders.cache import Miss
+from loaders.cache import CacheReader, Miss
 from loaders.codec import Item, is_live
 from loaders.collections import Collected, Read
 from loaders.dynamodb_errors import KeysRefused
@@ -32,22 +32,11 @@ class PointReadLoader(RequestLoader[ItemKey, Read | None]):
     answered at once, and every key read is stored.
     """
 
-    def load(self, key: ItemKey) -> asyncio.Future[Read | None]:
-        cached = self._futures.get(key)
-        if cached is not None:
-            return cached
-        if self._coherent is not None:
-            found = self._coherent.point(key)
-            if not isinstance(found, Miss):
-                answered: asyncio.Future[Read | None] = self.loop.create_future()
-                answered.set_result(found)
-                self._futures[key] = answered
-                return answered
-        derived = self._collections.derive((key.table, key.pk), partial(Collected.point, key=key))
-        if derived is None:
-            return super().load(key)
-        self._futures[key] = derived
-        return derived
+    def cached(self, cache: CacheReader, key: ItemKey) -> Read | Miss | None:
+        return cache.point(key)
+
+    def picked(self, key: ItemKey) -> Callable[[Collected], Read | None]:
+        return partial(Collected.point, key=key)
 
     def answer_many(self, keys: Sequence[ItemKey]) -> Found[list[Read | None]]:
         """`answer` for each key: a list now when every one is known."""

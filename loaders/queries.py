@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from functools import partial
 from typing import Any
 
-from loaders.cache import Miss
+from loaders.cache import CacheReader, Miss
 from loaders.codec import WireItem, from_wire, is_live
 from loaders.collections import Collected, Read, Undecoded
 from loaders.keys import QueryKey
 from loaders.request_loader import RequestLoader
 from loaders.tables import Table
 
-__all__ = ["QueryLoader", "WholePartition"]
+__all__ = ["QueryLoader"]
 
 
 class QueryLoader(RequestLoader[QueryKey, list[Read]]):
@@ -36,10 +35,10 @@ class QueryLoader(RequestLoader[QueryKey, list[Read]]):
         if self._coherent is not None and self._coherent.has_whole(table, pk):
             # Every read of the partition is answered by the cache.
             return
-        whole = WholePartition(table, pk)
+        whole = QueryKey(table, pk, whole=True)
         self._collections.add(
             (table, pk),
-            lambda: super(QueryLoader, self).load(whole),
+            lambda: self.batched(whole),
             decoded=self._coherent is not None,
         )
 
@@ -48,22 +47,11 @@ class QueryLoader(RequestLoader[QueryKey, list[Read]]):
         self._collections.discard((table, pk))
         self.clear_all()
 
-    def load(self, key: QueryKey) -> asyncio.Future[list[Read]]:
-        cached = self._futures.get(key)
-        if cached is not None:
-            return cached
-        if self._coherent is not None:
-            found = self._coherent.query(key)
-            if not isinstance(found, Miss):
-                answered: asyncio.Future[list[Read]] = self.loop.create_future()
-                answered.set_result(found)
-                self._futures[key] = answered
-                return answered
-        derived = self._collections.derive((key.table, key.pk), partial(Collected.query, query=key))
-        if derived is None:
-            return super().load(key)
-        self._futures[key] = derived
-        return derived
+    def cached(self, cache: CacheReader, key: QueryKey) -> list[Read] | Miss:
+        return cache.query(key)
+
+    def picked(self, key: QueryKey) -> Callable[[Collected], list[Read]]:
+        return partial(Collected.query, query=key)
 
     def forget_collections(self) -> None:
         """Drop every collected partition's items (shared with the point-read core)."""
@@ -110,18 +98,10 @@ class QueryLoader(RequestLoader[QueryKey, list[Read]]):
             if self._coherent is not None:
                 # Decoded whole once, for this request and the cache's later ones.
                 answers[index] = decoded = [from_wire(item) for item in answer]
-                if isinstance(query, WholePartition):
+                if query.whole:
                     self._coherent.store_whole(version, query.table, query.pk, decoded)
                 else:
                     self._coherent.store_query(version, query, decoded)
-            elif not isinstance(query, WholePartition):  # a collection wraps its own
+            elif not query.whole:  # a collection wraps its own
                 answers[index] = [Undecoded(item) for item in answer]
         return answers
-
-
-@dataclass(frozen=True, slots=True)
-class WholePartition(QueryKey):
-    """A collected partition's one Query: its items stay in wire form, each decoded only
-    when a rule builds its row (with the coherent cache, all of them at once, which it
-    keeps). Never equal to a `QueryKey`, so the two are never answered from each
-    other's entry."""

@@ -4,26 +4,33 @@ dependencies, and an answer without a future when one is known."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import datetime
-from typing import TypeVar
+from typing import Self, TypeVar
 
 from aiodataloader import DataLoader
 
 from loaders.answers import Found, done
-from loaders.cache import CacheReader
-from loaders.collections import Collections
+from loaders.cache import MISS, CacheReader, Miss
+from loaders.collections import Collected, Collections
 from loaders.dynamodb import Dynamo
 from loaders.expiry import Expiries
+from loaders.keys import ItemKey, QueryKey
 
 __all__ = ["RequestLoader"]
 
-K = TypeVar("K")
+K = TypeVar("K", bound=ItemKey | QueryKey)
 V = TypeVar("V")
 
 
 class RequestLoader(DataLoader[K, V]):
     """A loader of one request at its `now`: its futures kept by key (`_futures`), the
-    partitions it reads whole shared through `collections`, and the coherent `cache`."""
+    partitions it reads whole shared through `collections`, and the coherent `cache`.
+
+    What the cache answers is kept by key too (`_known`), as a value: `answer` gives it
+    without making a future (the compiled operation's warm reads), `load` makes one only
+    when asked (graphql-core's path awaits). Either way the request sees one answer per
+    key until it `clear`s it."""
 
     def __init__(
         self,
@@ -45,9 +52,62 @@ class RequestLoader(DataLoader[K, V]):
         self._consistent = consistent
         self._coherent = cache
         self._expiries = expiries
+        self._known: dict[K, V] = {}
 
     def answer(self, key: K) -> Found[V]:
         """The answer now when it is known (the coherent cache holds it, or this request
         read it already), without a future to await; otherwise the future of its load."""
-        future = self.load(key)
+        future = self._futures.get(key)
+        if future is None:
+            known = self._known_answer(key)
+            if not isinstance(known, Miss):
+                return known
+            future = self.load_unknown(key)
         return future.result() if done(future) else future
+
+    def load(self, key: K) -> asyncio.Future[V]:
+        future = self._futures.get(key)
+        if future is None:
+            known = self._known_answer(key)
+            if isinstance(known, Miss):
+                return self.load_unknown(key)
+            future = self._futures[key] = self.loop.create_future()
+            future.set_result(known)
+        return future
+
+    def _known_answer(self, key: K) -> V | Miss:
+        known: V | Miss = self._known.get(key, MISS)
+        if isinstance(known, Miss) and self._coherent is not None:
+            known = self.cached(self._coherent, key)
+            if not isinstance(known, Miss):
+                self._known[key] = known
+        return known
+
+    def cached(self, cache: CacheReader, key: K) -> V | Miss:
+        """What the coherent cache holds for `key`."""
+        raise NotImplementedError
+
+    def picked(self, key: K) -> Callable[[Collected], V]:
+        """How `key`'s answer is picked from its partition's items, read whole."""
+        raise NotImplementedError
+
+    def load_unknown(self, key: K) -> asyncio.Future[V]:
+        """The future of `key`'s load, which neither this request nor the cache knows yet:
+        picked from its partition when the request reads it whole, batched otherwise."""
+        derived = self._collections.derive((key.table, key.pk), self.picked(key))
+        if derived is None:
+            return self.batched(key)
+        self._futures[key] = derived
+        return derived
+
+    def batched(self, key: K) -> asyncio.Future[V]:
+        """`key` loaded with the tick's other keys (`batch_load_fn`)."""
+        return super().load(key)
+
+    def clear(self, key: K) -> Self:
+        self._known.pop(key, None)
+        return super().clear(key)
+
+    def clear_all(self) -> Self:
+        self._known.clear()
+        return super().clear_all()

@@ -13,6 +13,10 @@ class Table(enum.Enum):
     LOCKS = "locks"
     IDEMPOTENCY = "idempotency"
 
+    #: By identity (each member is one object): every key and partition looked up hashes
+    #: its table, and `Enum`'s hash of the name is a Python call.
+    __hash__ = object.__hash__
+
     @property
     def key_names(self) -> tuple[str, str | None]:
         """The partition key's attribute name and the sort key's (None: no sort key)."""
