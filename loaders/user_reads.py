@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from functools import partial
+from functools import lru_cache, partial
 from typing import TypeVar
 
 from loaders.answers import Answer, then, when_all
@@ -68,6 +68,7 @@ class UserReads:
         self.points = points
         self.queries = queries
         self.now = now
+        self.today = now.date()
         #: The earliest `ttl` of what was read, when the loaders note it (a re-read).
         self.expiries = expiries
 
@@ -110,7 +111,7 @@ class UserReads:
             return None
         row = row_of(_PAYDAY_ROW, item)
         # Served only on the UTC day it was computed; the TTL is garbage collection only.
-        return row if row.prediction_date == self.now.date() else None
+        return row if row.prediction_date == self.today else None
 
     def income_verification(self, user_id: str) -> Answer[IncomeVerificationRow | None]:
         return then(self.points.answer(INCOME_VERIFICATION.key(user_id=user_id)), _VERIFICATION)
@@ -120,7 +121,7 @@ class UserReads:
         left out."""
         wanted = [
             SAVINGS_MONTH.key(user_id=user_id, month=month)
-            for month in months_back(self.now.date(), months)
+            for month in _months_back(self.today, months)
         ]
         return then(self.points.answer_many(wanted), _months)
 
@@ -203,6 +204,10 @@ _MONTH_ROW = SAVINGS_MONTH.codec
 _MINE_ROW = MINE.codec
 
 
+#: The months of a day, found once for every user and request of that day.
+_months_back = lru_cache(maxsize=16)(months_back)
+
+
 def _months(items: list[Read | None]) -> list[BalanceRow]:
     return [row_of(_MONTH_ROW, item) for item in items if item is not None]
 
@@ -220,7 +225,7 @@ def _current_expenses(
         return []
     build = EXPENSES[kind].codec
     current = [row_of(build, item) for item in items if _last_mine(item) == mine.mined_at]
-    return sorted(current, key=lambda row: row.sort_key)
+    return sorted(current, key=ExpenseRow.sort_key)
 
 
 def _last_mine(item: Read) -> datetime | None:

@@ -50,16 +50,16 @@ def cached_item(item: Mapping[str, Any]) -> CachedItem:
 def row_of(build: Callable[[Item], R], item: Read) -> R:
     """`build(item)`, built once per cached or undecoded item."""
     row: R | None
+    if type(item) is CachedItem:  # a warm read's, the commonest
+        row = item.rows.get(build)
+        if row is None:
+            row = item.rows[build] = build(item)
+            if isinstance(row, Record):
+                object.__setattr__(row, PART_SLOT, NO_PART)
+        return row
     if isinstance(item, Undecoded):
         row = item.rows.get(build)
         if row is None:
             row = item.rows[build] = build(from_wire(item.wire))
         return row
-    if type(item) is not CachedItem:
-        return build(item)
-    row = item.rows.get(build)
-    if row is None:
-        row = item.rows[build] = build(item)
-        if isinstance(row, Record):
-            object.__setattr__(row, PART_SLOT, NO_PART)
-    return row
+    return build(item)

@@ -64,7 +64,6 @@ class ExpenseRow(Record):
     category: str | None = attribute("The spending category, when the mine gave one.")
     ttl: int | None = expiry()
 
-    @property
     def sort_key(self) -> tuple[date, str]:
         """The contract's order: by due date, then merchant name."""
         return (self.due_date or date.max, self.merchant_name or "")

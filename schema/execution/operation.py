@@ -205,7 +205,8 @@ class CompiledOperation:
 
 
 def _settled(answers: list[Any], awaited: dict[int, Any]) -> list[Any]:
-    settled = settle(answers, awaited)
+    # Nothing awaited (a warm cache knew every read): every answer is a value already.
+    settled = settle(answers, awaited) if awaited else answers
     if any(isinstance(answer, BaseException) for answer in settled):
         raise Unplain
     return settled
