@@ -12,6 +12,7 @@ import pytest
 from loaders.answers import Later, pending, then, when_all
 from loaders.cache import STREAMED_TABLES, CacheReader, CoherentCache
 from loaders.dynamodb import Dynamo
+from loaders.entities import BALANCE_SETTINGS
 from loaders.live.changes import ShardPosition
 from loaders.live.feed_watch import FeedWatch
 from loaders.point_reads import PointReadLoader
@@ -69,6 +70,35 @@ async def test_a_cached_read_answers_now_and_a_miss_after_its_call(
     assert second.low_balance_alert("u-7") == BalanceSettingsRow("u-7", Decimal(25))
     assert cache.hits - hits == 2
     assert dynamodb_calls.calls == {"BatchGetItem": 1}
+
+
+async def test_what_the_cache_answered_is_the_requests_until_the_request_writes_it(
+    dynamodb: DynamoDBClient, tables: TableNames, dynamodb_calls: CallCounter
+) -> None:
+    await dynamodb.put_item(
+        TableName=tables.balance_settings,
+        Item={"user_id": {"S": "u-7"}, "low_balance_alert": {"N": "25"}},
+    )
+    dynamo, cache = Dynamo(dynamodb, tables), whole_cache()
+    await request(dynamo, cache).low_balance_alert("u-7")  # type: ignore[misc]
+    dynamodb_calls.reset()
+
+    reads = request(dynamo, cache)
+    key = BALANCE_SETTINGS.key(user_id="u-7")
+    known = reads.points.answer(key)
+    assert known == {"user_id": "u-7", "low_balance_alert": Decimal(25)}
+    hits = cache.hits
+    # graphql-core's path loads what the compiled one was answered: the same item, at once.
+    loaded = reads.points.load(key)
+    assert loaded.done()
+    assert loaded.result() is known
+    assert reads.points.answer(key) is known
+    assert cache.hits == hits
+    # Written by the request: its later reads see the write, not what the cache answered.
+    reads.wrote(key, {"user_id": "u-7", "low_balance_alert": Decimal(30)})
+    assert reads.low_balance_alert("u-7") == BalanceSettingsRow("u-7", Decimal(30))
+    assert await reads.points.load(key) == {"user_id": "u-7", "low_balance_alert": Decimal(30)}
+    assert dynamodb_calls.calls == {}
 
 
 async def test_without_the_cache_a_read_known_to_the_request_answers_now(
