@@ -16,8 +16,8 @@ MAX_SORT_KEY_BYTES = 1024
 
 class ItemKey(NamedTuple):
     """The primary key of one item: a point read or a write. A tuple, as `Partition` is:
-    every read builds and hashes one, and a tuple is three times quicker at both than a
-    frozen dataclass."""
+    every read builds and hashes one, and a tuple is built in two thirds of a frozen
+    dataclass's time and hashed in C."""
 
     table: Table
     pk: str

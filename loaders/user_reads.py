@@ -202,6 +202,7 @@ _DETECTION_RUNS = _every(INCOME_DETECTION_RUN.codec)
 _PAYDAY_ROW = PAYDAY.codec
 _MONTH_ROW = SAVINGS_MONTH.codec
 _MINE_ROW = MINE.codec
+#: A cached item whose `last_mine` no rule has read yet (None is a value: none).
 _UNREAD = object()
 
 
