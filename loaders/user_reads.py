@@ -13,7 +13,7 @@ from functools import lru_cache, partial
 from typing import TypeVar
 
 from loaders.answers import Answer, then, when_all
-from loaders.cache.items import CachedItem, row_of
+from loaders.cache.items import row_of
 from loaders.codec import Item, from_wire, months_back, parse_instant, to_wire
 from loaders.collections import Read, Undecoded
 from loaders.entities import (
@@ -202,8 +202,6 @@ _DETECTION_RUNS = _every(INCOME_DETECTION_RUN.codec)
 _PAYDAY_ROW = PAYDAY.codec
 _MONTH_ROW = SAVINGS_MONTH.codec
 _MINE_ROW = MINE.codec
-#: A cached item whose `last_mine` no rule has read yet (None is a value: none).
-_UNREAD = object()
 
 
 #: The months of a day, found once for every user and request of that day.
@@ -232,9 +230,6 @@ def _current_expenses(
 
 
 def _last_mine(item: Read) -> datetime | None:
-    if type(item) is CachedItem:  # kept with its rows, as `row_of` keeps it
-        kept = item.rows.get(_LAST_MINE, _UNREAD)
-        return row_of(_LAST_MINE, item) if kept is _UNREAD else kept
     if not isinstance(item, Undecoded):
         return row_of(_LAST_MINE, item)
     # Its one attribute, read as `fields.instant` reads the decoded item's: a String as
