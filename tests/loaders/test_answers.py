@@ -43,13 +43,18 @@ def request(dynamo: Dynamo, cache: CoherentCache) -> UserReads:
     )
 
 
-async def test_a_cached_read_answers_now_and_a_miss_after_its_call(
-    dynamodb: DynamoDBClient, tables: TableNames, dynamodb_calls: CallCounter
-) -> None:
+async def put_settings_of_u7(dynamodb: DynamoDBClient, tables: TableNames) -> None:
+    """u-7's balance settings: a low-balance alert at $25."""
     await dynamodb.put_item(
         TableName=tables.balance_settings,
         Item={"user_id": {"S": "u-7"}, "low_balance_alert": {"N": "25"}},
     )
+
+
+async def test_a_cached_read_answers_now_and_a_miss_after_its_call(
+    dynamodb: DynamoDBClient, tables: TableNames, dynamodb_calls: CallCounter
+) -> None:
+    await put_settings_of_u7(dynamodb, tables)
     dynamodb_calls.reset()
     dynamo, cache = Dynamo(dynamodb, tables), whole_cache()
 
@@ -75,10 +80,7 @@ async def test_a_cached_read_answers_now_and_a_miss_after_its_call(
 async def test_what_the_cache_answered_is_the_requests_until_the_request_writes_it(
     dynamodb: DynamoDBClient, tables: TableNames, dynamodb_calls: CallCounter
 ) -> None:
-    await dynamodb.put_item(
-        TableName=tables.balance_settings,
-        Item={"user_id": {"S": "u-7"}, "low_balance_alert": {"N": "25"}},
-    )
+    await put_settings_of_u7(dynamodb, tables)
     dynamo, cache = Dynamo(dynamodb, tables), whole_cache()
     await request(dynamo, cache).low_balance_alert("u-7")  # type: ignore[misc]
     dynamodb_calls.reset()
