@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import aioboto3
+import orjson
 import strawberry
 from strawberry.types import ExecutionResult
 
@@ -75,7 +76,7 @@ def check_same(gateway: ExecutionResult, graphql_core: ExecutionResult) -> None:
     if (
         gateway.errors
         or graphql_core.errors
-        or json.dumps(gateway.data) != json.dumps(graphql_core.data)
+        or orjson.dumps(gateway.data) != orjson.dumps(graphql_core.data)
     ):
         raise AnswersDiffer(gateway, graphql_core)
 

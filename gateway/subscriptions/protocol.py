@@ -27,6 +27,7 @@ import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+import orjson
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from gateway.auth.tokens import Unauthenticated
@@ -168,7 +169,9 @@ class SocketProtocol:
 
     async def send_message(self, message: Message) -> None:
         """Send `message`; the errors of an `error` or a `next` are counted as HTTP's are."""
-        await self.connection.websocket.send_text(json.dumps(message, separators=(",", ":")))
+        # orjson, as the HTTP answer: a warm answer's kept parts are JSON already (orjson
+        # Fragments: schema/execution/generated.py).
+        await self.connection.websocket.send_text(orjson.dumps(message).decode())
         count_errors = self.view.count_errors
         if count_errors is None:
             return

@@ -5,7 +5,7 @@ again: `row_of` keeps each row beside its item, for as long as the cache holds t
 (they go together), as it does beside an `Undecoded` item for the request. The read rules
 still run on every read, on the row: the cache keeps rows, never answers.
 
-A kept row's part of an answer is kept too: the dict a compiled operation's completion wrote
+A kept row's part of an answer is kept too: the JSON a compiled operation's completion wrote
 for it (`schema.execution.generated`), in the row's `PART_SLOT`, with that completion's
 mark, so that it gives the part back for the row without writing it again. A row is
 immutable and its completion a function of it alone (plain fields, no arguments, no
@@ -26,7 +26,7 @@ R = TypeVar("R")
 
 #: What the cache charges for the rows an item may get and the parts of answers they may
 #: keep, as a share of the item's own measured size: rows share the item's strings, and took
-#: 0.26 of it on the test's realistic users, with the largest parts (every field) 0.53
+#: 0.26 of it on the test's realistic users, with the largest parts (every field) 0.41
 #: (`tests/loaders/cache/test_sizes.py` holds them within this share).
 ROWS_PER_ITEM_SIZE = 0.6
 #: `Record`'s slot for a kept row's part of an answer: `(mark, part)`, the mark the writing

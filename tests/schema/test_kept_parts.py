@@ -1,7 +1,8 @@
-"""A warm cache's rows keep the part of the answer their completion wrote: the next request
-of the same compiled operation gets it back for the row instead of writing it again, with
-the same bytes as graphql-core's; a selection that writes a field twice keeps none, nor does
-an uncached request. (What the kept parts take: tests/loaders/cache/test_sizes.py.)"""
+"""A warm cache's rows keep the part of the answer their completion wrote, as its JSON: the
+next request of the same compiled operation gets it back for the row instead of writing it
+again, with the same bytes as graphql-core's; a selection that writes a field twice keeps
+none, nor does an uncached request. (What the kept parts take:
+tests/loaders/cache/test_sizes.py.)"""
 
 from __future__ import annotations
 
@@ -56,6 +57,7 @@ async def test_a_cached_rows_part_is_written_once_and_given_back(
     check_same(second, measured.run(measured.graphql_core))
     assert orjson.dumps(first.data) == orjson.dumps(second.data)
     assert first_expense(first) is first_expense(second)
+    assert isinstance(first_expense(second), orjson.Fragment)  # kept as its JSON
     # Every user's detection runs, down to their transactions, are given back whole.
     assert first.data is not None
     assert second.data is not None
