@@ -169,8 +169,7 @@ class SocketProtocol:
 
     async def send_message(self, message: Message) -> None:
         """Send `message`; the errors of an `error` or a `next` are counted as HTTP's are."""
-        # orjson, as the HTTP answer: a warm answer's kept parts are JSON already (orjson
-        # Fragments: schema/execution/generated.py).
+        # orjson, as HTTP: a warm answer's kept parts are orjson Fragments (schema/execution).
         await self.connection.websocket.send_text(orjson.dumps(message).decode())
         count_errors = self.view.count_errors
         if count_errors is None:

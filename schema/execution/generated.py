@@ -13,10 +13,11 @@ prints it.
 
 The function of an entity's row (`Selection.keeps_part`) gives back the part it wrote for a
 row the cache keeps, from the row's `PART_SLOT`, and keeps the part it writes there
-(`loaders.cache.items`): a warm cache's rows are completed once per completion, not once per
-request. The part is kept as its JSON (an `orjson.Fragment`), which orjson copies into the
-response as it is, so a kept row is not written again either: what consumes the answer
-writes it with orjson (the HTTP response, the socket's messages, a live stream's events).
+(`loaders.cache.items`): a warm cache's rows are completed once per compiled operation, not
+once per request. The part is kept as its JSON (an `orjson.Fragment`), which orjson copies
+into the response as it is, so a kept row is not written again either: what consumes the
+answer writes it with orjson (the HTTP response, the socket's messages, a live stream's
+events).
 """
 
 from __future__ import annotations
