@@ -3,7 +3,8 @@ every point read and prefix query of that partition in the same request.
 
 A request that needs several entities of one `USERS#<id>` partition would otherwise send a
 Query per sort-key prefix and a BatchGetItem key per point; when the access plan chooses
-the collection, the two cores hand out futures derived from the one Query instead.
+the collection, the two cores hand out futures derived from the one Query instead, or,
+when the coherent cache holds the partition whole, answer from its items at once (`held`).
 """
 
 from __future__ import annotations
@@ -130,6 +131,9 @@ class Collections:
         self._collected: dict[Partition, Collected] = {}
         # Partitions whose Query answers decoded items (the coherent cache's reads).
         self._decoded: set[Partition] = set()
+        #: Partitions taken whole from the coherent cache: read once, as a Query would
+        #: read them, and answering every read of them at once, without a future.
+        self.held: dict[Partition, Collected] = {}
 
     def add(
         self,
@@ -146,17 +150,24 @@ class Collections:
         if decoded:
             self._decoded.add(partition)
 
+    def hold(self, partition: Partition, collected: Collected) -> None:
+        """Collect `partition` from items already in (the coherent cache's)."""
+        if partition not in self._sources:
+            self.held.setdefault(partition, collected)
+
     def discard(self, partition: Partition) -> None:
         """Forget a partition's items (the request wrote to it): later loads read afresh."""
         self._sources.pop(partition, None)
         self._collected.pop(partition, None)
         self._decoded.discard(partition)
+        self.held.pop(partition, None)
 
     def clear(self) -> None:
         """Forget every partition (the request is over)."""
         self._sources.clear()
         self._collected.clear()
         self._decoded.clear()
+        self.held.clear()
 
     def derive(
         self, partition: Partition, pick: Callable[[Collected], T]

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
-from functools import partial
+from collections.abc import Sequence
 from typing import cast
 
 from loaders.answers import Found, pending
@@ -35,8 +34,8 @@ class PointReadLoader(RequestLoader[ItemKey, Read | None]):
     def cached(self, cache: CacheReader, key: ItemKey) -> Read | Miss | None:
         return cache.point(key)
 
-    def picked(self, key: ItemKey) -> Callable[[Collected], Read | None]:
-        return partial(Collected.point, key=key)
+    def pick(self, collected: Collected, key: ItemKey) -> Read | None:
+        return collected.point(key)
 
     def answer_many(self, keys: Sequence[ItemKey]) -> Found[list[Read | None]]:
         """`answer` for each key: a list now when every one is known."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from decimal import Decimal
 from functools import partial
 from typing import Any
@@ -32,9 +32,11 @@ class QueryLoader(RequestLoader[QueryKey, list[Read]]):
         """Read the partition `pk` of `table` whole (once per request), for this loader and
         the point-read core sharing its `collections`. Call it before the partition's
         other loads, in the same tick, so that they derive from it."""
-        if self._coherent is not None and self._coherent.has_whole(table, pk):
-            # Every read of the partition is answered by the cache.
-            return
+        if self._coherent is not None:
+            held = self._coherent.whole(table, pk)
+            if held is not None:
+                self._collections.hold((table, pk), held)
+                return
         whole = QueryKey(table, pk, whole=True)
         self._collections.add(
             (table, pk),
@@ -50,8 +52,8 @@ class QueryLoader(RequestLoader[QueryKey, list[Read]]):
     def cached(self, cache: CacheReader, key: QueryKey) -> list[Read] | Miss:
         return cache.query(key)
 
-    def picked(self, key: QueryKey) -> Callable[[Collected], list[Read]]:
-        return partial(Collected.query, query=key)
+    def pick(self, collected: Collected, key: QueryKey) -> list[Read]:
+        return collected.query(key)
 
     def forget_collections(self) -> None:
         """Drop every collected partition's items (shared with the point-read core)."""

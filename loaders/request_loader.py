@@ -4,8 +4,8 @@ dependencies, and an answer without a future when one is known."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from typing import Self, TypeVar
 
 from aiodataloader import DataLoader
@@ -78,7 +78,12 @@ class RequestLoader(DataLoader[K, V]):
     def _known_answer(self, key: K) -> V | Miss:
         known: V | Miss = self._known.get(key, MISS)
         if isinstance(known, Miss) and self._coherent is not None:
-            known = self.cached(self._coherent, key)
+            held = self._collections.held.get((key.table, key.pk))
+            if held is not None:
+                known = self.pick(held, key)
+                self._coherent.answered()
+            else:
+                known = self.cached(self._coherent, key)
             if not isinstance(known, Miss):
                 self._known[key] = known
         return known
@@ -87,14 +92,14 @@ class RequestLoader(DataLoader[K, V]):
         """What the coherent cache holds for `key`."""
         raise NotImplementedError
 
-    def picked(self, key: K) -> Callable[[Collected], V]:
-        """How `key`'s answer is picked from its partition's items, read whole."""
+    def pick(self, collected: Collected, key: K) -> V:
+        """`key`'s answer, picked from its partition's items, read whole."""
         raise NotImplementedError
 
     def load_unknown(self, key: K) -> asyncio.Future[V]:
         """The future of `key`'s load, which neither this request nor the cache knows yet:
         picked from its partition when the request reads it whole, batched otherwise."""
-        derived = self._collections.derive((key.table, key.pk), self.picked(key))
+        derived = self._collections.derive((key.table, key.pk), partial(self.pick, key=key))
         if derived is None:
             return self.batched(key)
         self._futures[key] = derived

@@ -159,10 +159,15 @@ class CoherentCache:
         self._count(found)
         return found
 
-    def has_whole(self, table: Table, pk: str, now_seconds: int) -> bool:
-        """The partition is held whole (not counted: the reads it answers are)."""
+    def whole(self, table: Table, pk: str, now_seconds: int) -> Collected | None:
+        """The partition's items when it is held whole (not counted: the reads they answer
+        are, `answered`)."""
         entry = self._entry((table, pk), now_seconds)
-        return entry is not None and entry.whole is not None
+        return entry.whole if entry is not None else None
+
+    def answered(self) -> None:
+        """A read was answered from a partition `whole` gave."""
+        self.hits += 1
 
     def _count(self, found: object) -> None:
         if found is MISS:

@@ -7,7 +7,7 @@ from datetime import datetime
 from loaders.cache.coherent import MISS, CoherentCache, Miss
 from loaders.call_log import CallLog
 from loaders.codec import Item
-from loaders.collections import Read
+from loaders.collections import Collected, Read
 from loaders.keys import ItemKey, QueryKey
 from loaders.tables import Table
 
@@ -54,12 +54,17 @@ class CacheReader:
             self._hit()
         return found
 
-    def has_whole(self, table: Table, pk: str) -> bool:
-        return (
-            not self.consistent
-            and self.cache.bypass_reason() is None
-            and self.cache.has_whole(table, pk, self.now_seconds)
-        )
+    def whole(self, table: Table, pk: str) -> Collected | None:
+        """The partition's items, when the cache holds it whole: the request reads it once,
+        as it would read it from DynamoDB, and answers each of its reads from them,
+        counting each as the cache's (`answered`)."""
+        if self.consistent or self.cache.bypass_reason() is not None:
+            return None
+        return self.cache.whole(table, pk, self.now_seconds)
+
+    def answered(self) -> None:
+        self.cache.answered()
+        self._hit()
 
     def begin(self) -> int | None:
         return self.cache.begin()

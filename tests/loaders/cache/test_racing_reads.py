@@ -94,3 +94,29 @@ async def test_a_read_racing_a_change_is_not_stored(
     dynamodb_calls.reset()
     assert (await read(dynamo, cache))["version"] == "new"
     assert dynamodb_calls.total == 0
+
+
+async def test_a_partition_held_whole_is_taken_once_per_request(
+    dynamodb: DynamoDBClient, tables: TableNames, dynamo: Dynamo, dynamodb_calls: CallCounter
+) -> None:
+    """A request reads a partition the cache holds whole once, as it would read it from
+    DynamoDB: every read of it answers from those items (each counted as the cache's), even
+    after a change drops the entry mid-request; the next request reads afresh."""
+    await put(dynamodb, tables, "old")
+    cache = whole_feed_cache()
+    await read_whole(dynamo, cache)
+    dynamodb_calls.reset()
+    reader = CacheReader(cache, NOW)
+    queries = QueryLoader(dynamo, NOW, cache=reader)
+    points = PointReadLoader(dynamo, NOW, queries._collections, cache=reader)
+    queries.collect(Table.PAVE, PK)
+    hits = cache.hits
+    assert points.answer(KEY)["version"] == "old"  # type: ignore[index]
+    await put(dynamodb, tables, "new")
+    cache.changes([Change(Table.PAVE, PK)])
+    assert len(cache.store) == 0
+    dynamodb_calls.reset()  # the put
+    assert queries.answer(PREFIX)[0]["version"] == "old"  # type: ignore[index]
+    assert (cache.hits - hits, dynamodb_calls.total) == (2, 0)
+    assert (await read_whole(dynamo, cache))["version"] == "new"
+    assert dynamodb_calls.total == 1
