@@ -161,13 +161,9 @@ class CoherentCache:
 
     def whole(self, table: Table, pk: str, now_seconds: int) -> Collected | None:
         """The partition's items when it is held whole (not counted: the reads they answer
-        are, `answered`)."""
+        are, each a hit)."""
         entry = self._entry((table, pk), now_seconds)
         return entry.whole if entry is not None else None
-
-    def answered(self) -> None:
-        """A read was answered from a partition `whole` gave."""
-        self.hits += 1
 
     def _count(self, found: object) -> None:
         if found is MISS:

@@ -63,7 +63,7 @@ class CacheReader:
         return self.cache.whole(table, pk, self.now_seconds)
 
     def answered(self) -> None:
-        self.cache.answered()
+        self.cache.hits += 1
         self._hit()
 
     def begin(self) -> int | None:
