@@ -191,3 +191,21 @@ def test_a_query_of_a_partition_read_whole_picks_what_dynamodb_would_answer(
         matching.reverse()
     picked = [read.wire["SK"]["S"] for read in collected.query(query)]  # type: ignore[union-attr]
     assert picked == matching[:limit]
+
+
+@given(
+    sort_keys=st.lists(st.text(SK_CHARACTERS, max_size=4), max_size=12, unique=True),
+    sk=st.text(SK_CHARACTERS, max_size=4),
+)
+def test_a_point_read_of_a_partition_read_whole_finds_its_item_or_none(
+    sort_keys: list[str], sk: str
+) -> None:
+    wire = [{"PK": {"S": PK}, "SK": {"S": key}} for key in sorted(sort_keys)]
+    collected = Collected(Table.PAVE, wire)
+    found = collected.point(ItemKey(Table.PAVE, PK, sk))
+    if sk in sort_keys:
+        assert found is not None
+        assert found.wire["SK"]["S"] == sk  # type: ignore[union-attr]
+    else:
+        assert found is None
+    assert collected.point(ItemKey(Table.PAVE, PK, None)) is None

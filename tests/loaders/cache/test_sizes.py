@@ -64,17 +64,28 @@ BUILDERS: dict[str, Callable[[Item], object]] = {
 
 
 def responses() -> list[tuple[Table, str, str]]:
-    """Each partition of realistic users as a Query's response text (as botocore gets it)."""
+    """Each partition of realistic users as a Query's response text (as botocore gets it),
+    its items in sort-key order, as a Query gives them."""
     partitions: dict[tuple[Table, str], list[Item]] = defaultdict(list)
     for n in range(USERS):
         for table, found in user_items(f"user-{n:03d}", NOW, Settings()):
             pk = found["PK"] if "PK" in found else found["user_id"]
             partitions[(table, pk)].append(found)
     return [
-        (table, pk, json.dumps({"Items": [to_wire(i) for i in found]}, default=str))
+        (
+            table,
+            pk,
+            json.dumps({"Items": [to_wire(i) for i in _in_order(table, found)]}, default=str),
+        )
         for (table, pk), found in partitions.items()
         if table.key_names[1] is not None
     ]
+
+
+def _in_order(table: Table, items: list[Item]) -> list[Item]:
+    sort_key = table.key_names[1]
+    assert sort_key is not None
+    return sorted(items, key=lambda item: str(item[sort_key]))
 
 
 def cached_items(cache: CoherentCache, partitions: list[tuple[Table, str]]) -> list[Any]:
