@@ -24,6 +24,8 @@ DELAY_MS = 20
 ANSWERED = "direct, answered"
 #: The floor of any request (bench/server.py): the same token verified, the same bytes written.
 FLOOR = "trivial, floor"
+#: The floor that answers, served by an endpoint of the gateway's process (bench/server.py).
+SERVED = "direct, answered, served"
 
 
 @dataclass
@@ -82,6 +84,23 @@ def print_table(rows: list[Row]) -> None:
             f"{_fmt(row.read_units):>8}{row.p50_ms:9.1f}{row.p99_ms:9.1f}{row.cpu_ms:9.2f}"
             f"{per_user}{len(row.latencies):>5}"
         )
+
+
+def print_served(rows: list[Row]) -> None:
+    """The gateway's CPU against the floor that answers, served as the gateway is (HTTP under
+    uvicorn, the idle time between turns): what its own code costs beyond any endpoint's.
+    Not a target: the issue's targets are against `direct, answered`, in process."""
+
+    def ratio(name: str, users: int) -> str:
+        found = {r.name: r for r in rows if r.users == users}
+        return f"{found[name].cpu_ms / found[SERVED].cpu_ms:.2f}x"
+
+    print(
+        f"\ngateway CPU vs {SERVED}: one full User {ratio('gateway', 1)}, "
+        f"10 users {ratio('gateway', 10)}, 100 users {ratio('gateway', 100)}; "
+        f"cached one user {ratio('gateway, cached', 1)}, "
+        f"100 users {ratio('gateway, cached', 100)}"
+    )
 
 
 def _fmt(value: float | None) -> str:

@@ -31,7 +31,9 @@ from bench.report import (
     ANSWERED,
     DELAY_MS,
     FLOOR,
+    SERVED,
     Row,
+    print_served,
     print_table,
     print_targets,
     print_throughput,
@@ -214,6 +216,7 @@ async def run_rows(servers: Servers, direct_endpoints: dict[str, str]) -> list[R
                 gateway("gateway, cached", "cached", "/graphql", 1),
                 direct("direct", "direct", 1, COLLECTION),
                 direct_answered(1),
+                gateway(SERVED, "main", "/bench/answered", 1),
             ],
             [
                 gateway("gateway", "main", "/graphql", 10),
@@ -222,6 +225,7 @@ async def run_rows(servers: Servers, direct_endpoints: dict[str, str]) -> list[R
                 gateway("gateway, cached", "cached", "/graphql", 10),
                 direct("direct", "direct", 10, COLLECTION),
                 direct_answered(10),
+                gateway(SERVED, "main", "/bench/answered", 10),
             ],
             [
                 gateway("gateway", "main", "/graphql", 100),
@@ -229,6 +233,7 @@ async def run_rows(servers: Servers, direct_endpoints: dict[str, str]) -> list[R
                 gateway("gateway, cached", "cached", "/graphql", 100),
                 direct("direct", "direct", 100, COLLECTION),
                 direct_answered(100),
+                gateway(SERVED, "main", "/bench/answered", 100),
             ],
             [
                 gateway(f"gateway {delayed}", "delayed", "/graphql", 1),
@@ -427,6 +432,7 @@ def run(dynalite_port: int, dynalite_pid: int, only_throughput: bool = False) ->
         return
     print()
     print_table(rows)
+    print_served(rows)
     print_throughput(throughput, replay_cost)
     checks = check_targets(rows, throughput)
     print_targets(checks)

@@ -1,9 +1,10 @@
 """The benchmark's server: the gateway's own app, plus two endpoints on the same process
 for comparison: `/bench/naive` (the gateway's schema over naive per-field reads) and
-`/bench/trivial` (a one-field strawberry schema: strawberry's own floor) and `/bench/floor`
+`/bench/trivial` (a one-field strawberry schema: strawberry's own floor), `/bench/floor`
 (`trivial, floor`: a bare starlette endpoint that verifies the same bearer token as the
 gateway and writes the bytes the gateway answers `{ __typename }` with: what any endpoint of
-this process pays per request).
+this process pays per request) and `/bench/answered` (`direct, answered, served`: the
+`direct, answered` floor as an endpoint of this process).
 
 Run by uvicorn as a factory: `uvicorn --factory bench.server:create_bench_app`.
 `BENCH_PLAN=prefix` turns the single-table collection off and `BENCH_PLAN=collection`
@@ -15,6 +16,7 @@ is chosen only where its CPU is the lower).
 
 from __future__ import annotations
 
+import asyncio
 import os
 
 import strawberry
@@ -25,6 +27,8 @@ from starlette.routing import Route
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 
+from bench.answered import answer_body
+from bench.direct import COLLECTION, read_users
 from bench.feed_heartbeat import with_feed_heartbeat
 from bench.naive import naive_reads
 from gateway.app import create_app
@@ -32,6 +36,7 @@ from gateway.auth.tokens import TokenVerifier, Unauthenticated
 from gateway.settings import Settings
 from gateway.state import opened_resources
 from loaders.request_scope import RequestScope
+from loaders.wire.client import LeanClient
 from schema import access_plan
 from schema.clock import Clock, SystemClock
 from schema.context import Context
@@ -89,6 +94,42 @@ class FloorEndpoint:
         return Response(TYPENAME_ANSWER, media_type="application/json; charset=utf-8")
 
 
+class AnsweredEndpoint:
+    """`direct, answered, served`: a hand-written endpoint's answer to the gateway's request
+    for the bench's full-User selection. The token is verified as the gateway verifies it;
+    the ids are read from the request's variables; the `direct` floor's reads (its plan, the
+    same cap on calls in flight) are sent by a lean client on this process's DynamoDB
+    client; and `bench/answered.py` writes the answer. In the gateway's own process, under
+    uvicorn, it pays what any endpoint there pays (HTTP, the collector's settings, and the
+    idle time between the bench's turns), which the in-process `direct` rows do not."""
+
+    def __init__(self, settings: Settings, clock: Clock | None = None) -> None:
+        self.clock = clock or SystemClock()
+        self.verifier = TokenVerifier.from_settings(settings, self.clock)
+        self.slots = asyncio.Semaphore(settings.max_pool_connections)
+        self.lean: LeanClient | None = None
+
+    async def respond(self, request: Request) -> Response:
+        body = await request.json()
+        try:
+            self.verifier.verify_authorization(request.headers.get("authorization"))
+        except Unauthenticated:
+            return Response(status_code=401)
+        variables = body["variables"]
+        ids = variables["ids"] if "ids" in variables else [variables["id"]]
+        dynamo = opened_resources(request.app).dynamo
+        if self.lean is None:
+            self.lean = LeanClient(dynamo.client)
+        now = self.clock.now()
+        reads = await read_users(
+            dynamo.client, dynamo.tables, ids, now.date(), COLLECTION, self.slots, lean=self.lean
+        )
+        return Response(
+            answer_body(reads, dynamo.tables, ids, now),
+            media_type="application/json",
+        )
+
+
 def create_bench_app() -> Starlette:
     settings = Settings.from_environ()
     plan = os.environ.get("BENCH_PLAN")
@@ -104,5 +145,6 @@ def create_bench_app() -> Starlette:
         Route("/bench/naive", NaiveView(), methods=["POST"]),
         Route("/bench/trivial", trivial, methods=["POST"]),
         Route("/bench/floor", FloorEndpoint(settings).respond, methods=["POST"]),
+        Route("/bench/answered", AnsweredEndpoint(settings).respond, methods=["POST"]),
     ]
     return app
