@@ -1,5 +1,5 @@
-"""The benchmark's server: the gateway's own app, plus two endpoints on the same process
-for comparison: `/bench/naive` (the gateway's schema over naive per-field reads) and
+"""The benchmark's server: the gateway's own app, plus endpoints on the same process for
+comparison: `/bench/naive` (the gateway's schema over naive per-field reads),
 `/bench/trivial` (a one-field strawberry schema: strawberry's own floor), `/bench/floor`
 (`trivial, floor`: a bare starlette endpoint that verifies the same bearer token as the
 gateway and writes the bytes the gateway answers `{ __typename }` with: what any endpoint of
