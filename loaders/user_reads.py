@@ -13,7 +13,7 @@ from functools import lru_cache, partial
 from typing import TypeVar
 
 from loaders.answers import Answer, then, when_all
-from loaders.cache.items import row_of
+from loaders.cache.items import kept_rows, row_of
 from loaders.codec import Item, from_wire, months_back, parse_instant, to_wire
 from loaders.collections import Read, Undecoded
 from loaders.entities import (
@@ -51,7 +51,7 @@ __all__ = ["R", "UserReads"]
 
 R = TypeVar("R")
 
-#: An expense item's mine, parsed once per cached item.
+#: An expense item's mine.
 _LAST_MINE: Callable[[Item], datetime | None] = partial(fields.instant, name="last_mine")
 
 
@@ -186,7 +186,8 @@ def _every(build: Callable[[Item], R]) -> Callable[[list[Read]], list[R]]:
     """The rows of a Query's items."""
 
     def rows(items: list[Read]) -> list[R]:
-        return [row_of(build, item) for item in items]
+        kept = kept_rows(build, items)
+        return kept if kept is not None else [row_of(build, item) for item in items]
 
     return rows
 
@@ -219,19 +220,24 @@ def _newest_mine(items: list[Read]) -> MineRow | None:
 def _current_expenses(
     kind: ExpenseKind, mine: MineRow | None, items: list[Read]
 ) -> list[ExpenseRow]:
-    """The expenses of the latest mine, in the contract's order: the items of older mines
-    (half of a user's, as seeded) are dropped before they are decoded."""
+    """The expenses of the latest mine, in the contract's order. The items of older mines
+    (half of a user's, as seeded) are dropped before they are decoded; from the coherent
+    cache, where every item's row is built once and kept, the rows are filtered instead."""
     if mine is None:
         return []
     build = EXPENSES[kind].codec
     mined_at = mine.mined_at
-    current = [row_of(build, item) for item in items if _last_mine(item) == mined_at]
+    kept = kept_rows(build, items)
+    if kept is not None:
+        current = [row for row in kept if row.last_mine == mined_at]
+    else:
+        current = [row_of(build, item) for item in items if _last_mine(item) == mined_at]
     return sorted(current, key=ExpenseRow.sort_key)
 
 
 def _last_mine(item: Read) -> datetime | None:
     if not isinstance(item, Undecoded):
-        return row_of(_LAST_MINE, item)
+        return _LAST_MINE(item)
     # Its one attribute, read as `fields.instant` reads the decoded item's: a String as
     # `parse_instant` gives it (whatever its spelling), any other form decoded.
     wire = item.wire.get("last_mine")

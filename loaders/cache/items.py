@@ -16,7 +16,7 @@ uncached request's rows end with it."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from loaders.codec import Item, from_wire
 from loaders.collections import Read, Undecoded
@@ -63,3 +63,13 @@ def row_of(build: Callable[[Item], R], item: Read) -> R:
             row = item.rows[build] = build(from_wire(item.wire))
         return row
     return build(item)
+
+
+def kept_rows(build: Callable[[Item], R], items: list[Read]) -> list[R] | None:
+    """The rows of a warm read's items, each built once and kept (so a rule may filter
+    rows rather than attributes); None for any other read's items."""
+    if not items or type(items[0]) is not CachedItem:
+        return None
+    # A cached read's items are all cached (`cached_item`): their kept rows looked up inline.
+    kept = cast(list[CachedItem], items)
+    return [item.rows.get(build) or row_of(build, item) for item in kept]

@@ -1,6 +1,8 @@
 """The latest-mine rule reads each expense's `last_mine` before decoding it: the items of older
 mines are never decoded, and the answer is the one the decoded items give, whatever the
-instant's spelling (SPEC: readers accept fractional seconds and offsets)."""
+instant's spelling (SPEC: readers accept fractional seconds and offsets). From the coherent
+cache, where each item's row is built once and kept, the rule filters the rows instead, and
+answers the same."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from loaders.answers import Later
+from loaders.cache import CacheReader, CoherentCache
 from loaders.codec import Item, WireItem, from_wire
 from loaders.collections import Collections
 from loaders.dynamodb import Dynamo
@@ -17,7 +20,8 @@ from loaders.queries import QueryLoader
 from loaders.rows.mine import ExpenseRow
 from loaders.tables import TableNames
 from loaders.user_reads import UserReads
-from tests.conftest import NOW, put_wire_items
+from tests.conftest import NOW, CallCounter, put_wire_items
+from tests.loaders.cache.test_racing_reads import whole_feed_cache
 
 if TYPE_CHECKING:
     from types_aiobotocore_dynamodb import DynamoDBClient
@@ -53,19 +57,20 @@ def _expense(merchant: str, last_mine: dict[str, Any] | None, due: str) -> WireI
     return item
 
 
-async def _current(dynamo: Dynamo, *, collected: bool) -> list[ExpenseRow]:
+async def _current(
+    dynamo: Dynamo, *, collected: bool, cache: CoherentCache | None = None
+) -> list[ExpenseRow]:
     collections = Collections()
-    points = PointReadLoader(dynamo, NOW, collections)
-    reads = UserReads(points, QueryLoader(dynamo, NOW, collections), NOW)
+    reader = CacheReader(cache, NOW) if cache is not None else None
+    points = PointReadLoader(dynamo, NOW, collections, cache=reader)
+    reads = UserReads(points, QueryLoader(dynamo, NOW, collections, cache=reader), NOW)
     if collected:
         reads.collect_user_partition("u-1")
     answer = reads.recurring_expenses("u-1")
     return await answer if isinstance(answer, Later) else answer
 
 
-async def test_the_expenses_of_older_mines_are_never_decoded(
-    dynamodb: DynamoDBClient, tables: TableNames, dynamo: Dynamo, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def _put_mines_and_expenses(dynamodb: DynamoDBClient, tables: TableNames) -> None:
     mines = [
         {"PK": {"S": "MINE#u-1"}, "SK": {"S": f"TIME#{at}"}, "mined_at": {"S": at}}
         for at in (OLDER, LATEST)
@@ -75,6 +80,12 @@ async def test_the_expenses_of_older_mines_are_never_decoded(
         for n, (merchant, last_mine) in enumerate(reversed(LAST_MINES.items()))
     ]
     await put_wire_items(dynamodb, tables.pave, mines + expenses)
+
+
+async def test_the_expenses_of_older_mines_are_never_decoded(
+    dynamodb: DynamoDBClient, tables: TableNames, dynamo: Dynamo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await _put_mines_and_expenses(dynamodb, tables)
     decoded: list[str] = []
 
     def counted(item: WireItem) -> Item:
@@ -91,3 +102,25 @@ async def test_the_expenses_of_older_mines_are_never_decoded(
     assert rows == await _current(dynamo, collected=False)
     assert sorted(decoded) == CURRENT
     assert [row.merchant_key for row in rows] == ["m-nanoseconds", "m-offset", "m-latest"]
+
+
+@pytest.mark.parametrize("collected", [True, False], ids=["partition read whole", "one Query"])
+async def test_a_warm_read_filters_the_kept_rows_and_answers_the_same(
+    dynamodb: DynamoDBClient,
+    tables: TableNames,
+    dynamo: Dynamo,
+    dynamodb_calls: CallCounter,
+    collected: bool,
+) -> None:
+    await _put_mines_and_expenses(dynamodb, tables)
+    uncached = await _current(dynamo, collected=collected)
+    cache = whole_feed_cache()
+    assert await _current(dynamo, collected=collected, cache=cache) == uncached
+    dynamodb_calls.reset()
+    warm = await _current(dynamo, collected=collected, cache=cache)
+    assert dynamodb_calls.total == 0
+    assert warm == uncached
+    assert [row.merchant_key for row in warm] == ["m-nanoseconds", "m-offset", "m-latest"]
+    # The rows are the kept ones: a third request gets the same objects.
+    again = await _current(dynamo, collected=collected, cache=cache)
+    assert all(kept is row for kept, row in zip(again, warm, strict=True))
