@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any, TypeAlias, TypeVar
 
@@ -20,7 +20,7 @@ from loaders.codec import Item, WireItem
 from loaders.keys import ItemKey, QueryKey
 from loaders.table import Table
 
-__all__ = ["Collected", "Collections", "Partition", "Read", "T", "Undecoded"]
+__all__ = ["Collected", "Collections", "Kept", "Partition", "Read", "T", "Undecoded"]
 
 T = TypeVar("T")
 
@@ -43,6 +43,18 @@ class Undecoded:
 Read: TypeAlias = Item | Undecoded
 
 
+class Kept(list[Read]):
+    """A Query's items from a partition that requests share (the coherent cache's), with
+    the rows built of them kept beside them, by row builder (`loaders.cache.items.
+    kept_rows`): a warm read takes a list's rows at once. Callers never change either."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, items: Iterable[Read]) -> None:
+        super().__init__(items)
+        self.rows: dict[object, list[Any]] = {}
+
+
 class Collected:
     """The live items of one partition, in sort-key order (DynamoDB's, which is the order
     of Python's `str` comparison, both being by code point).
@@ -51,7 +63,7 @@ class Collected:
     builds its row: a full User reads ~110 of its partition's items, a selection of two
     fields a handful."""
 
-    __slots__ = ("_answers", "_by_sk", "_read", "_sort_keys", "_wire")
+    __slots__ = ("_answers", "_by_sk", "_kept", "_read", "_sort_keys", "_wire")
 
     def __init__(self, table: Table, wire_items: list[WireItem]) -> None:
         sort_key = table.key_names[1]
@@ -64,6 +76,8 @@ class Collected:
         # same Queries request after request; a few lists of references, within the rows'
         # share the cache charges). Callers never change an answer's list.
         self._answers: dict[QueryKey, list[Read]] = {}
+        # Shared by requests (`of_items`): its answers are `Kept`.
+        self._kept = False
 
     @classmethod
     def of_items(cls, table: Table, items: list[Item]) -> Collected:
@@ -73,6 +87,7 @@ class Collected:
         assert sort_key is not None
         collected._sort_keys = [item[sort_key] for item in items]
         collected._read = list(items)
+        collected._kept = True
         return collected
 
     def __len__(self) -> int:
@@ -116,7 +131,8 @@ class Collected:
         matching = range(end - 1, start - 1, -1) if query.newest_first else range(start, end)
         if query.limit is not None:
             matching = matching[: query.limit]
-        return [self._item(index) for index in matching]
+        picked = [self._item(index) for index in matching]
+        return Kept(picked) if self._kept else picked
 
 
 class Collections:

@@ -13,13 +13,13 @@ by the change feed it listens to (SPEC section 8).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Final, cast
+from typing import Final
 
 from loaders.cache.entries import EntryStore, Partition, PartitionEntry
 from loaders.cache.items import ROWS_PER_ITEM_SIZE, cached_item
 from loaders.cache.sizes import items_size, key_size, measured_size
 from loaders.codec import Item
-from loaders.collections import Collected, Read
+from loaders.collections import Collected, Kept, Read
 from loaders.keys import ItemKey, QueryKey
 from loaders.live.changes import Change, ShardPosition
 from loaders.live.feed_watch import FeedWatch
@@ -154,8 +154,7 @@ class CoherentCache:
             if entry.whole is not None:
                 found = entry.whole.query(query)
             else:
-                # Its items, decoded: a read of either form (lists are invariant).
-                found = cast("list[Read] | Miss", entry.queries.get(query, MISS))
+                found = entry.queries.get(query, MISS)
         self._count(found)
         return found
 
@@ -221,8 +220,8 @@ class CoherentCache:
         entry, added = self._writable(partition, now_seconds)
         if entry.whole is not None or query in entry.queries:
             return
-        kept: list[Item] = [cached_item(item) for item in items]
-        entry.queries[query] = kept
+        kept = [cached_item(item) for item in items]
+        entry.queries[query] = Kept(kept)
         entry.read_at(now_seconds, kept)
         added += key_size(query) + measured_size(kept)
         added += int(items_size(kept) * ROWS_PER_ITEM_SIZE)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from loaders.codec import Item
-from loaders.collections import Collected
+from loaders.collections import Collected, Kept
 from loaders.keys import QueryKey
 from loaders.tables import Table
 
@@ -46,7 +46,7 @@ class PartitionEntry:
     #: Point reads by sort key (None for a table without one): the item, or None: absent.
     points: dict[str | None, Item | None] = field(default_factory=dict)
     #: Queries with a prefix or a limit, and the live items each answered.
-    queries: dict[QueryKey, list[Item]] = field(default_factory=dict)
+    queries: dict[QueryKey, Kept] = field(default_factory=dict)
     #: Measured bytes of everything above (see `loaders.cache.sizes`).
     size: int = 0
     #: The latest `now` (epoch seconds) at which a piece was read.

@@ -3,7 +3,8 @@
 A row is a pure function of its item (`from_item`), so a warm read need not build it
 again: `row_of` keeps each row beside its item, for as long as the cache holds the item
 (they go together), as it does beside an `Undecoded` item for the request. The read rules
-still run on every read, on the row: the cache keeps rows, never answers.
+still run on every read, on the row: the cache keeps rows, never answers. A Query's items
+keep their rows as one list too (`kept_rows`), which a rule filters.
 
 A kept row's part of an answer is kept too: the JSON a compiled operation's completion wrote
 for it (`schema.execution.generated`), in the row's `PART_SLOT`, with that completion's
@@ -16,10 +17,10 @@ uncached request's rows end with it."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from loaders.codec import Item, from_wire
-from loaders.collections import Read, Undecoded
+from loaders.collections import Kept, Read, Undecoded
 from loaders.record import Record
 
 R = TypeVar("R")
@@ -66,10 +67,11 @@ def row_of(build: Callable[[Item], R], item: Read) -> R:
 
 
 def kept_rows(build: Callable[[Item], R], items: list[Read]) -> list[R] | None:
-    """The rows of a warm read's items, each built once and kept (so a rule may filter
+    """The rows of a warm read's items, built once and kept beside them (so a rule may filter
     rows rather than attributes); None for any other read's items."""
-    if not items or type(items[0]) is not CachedItem:
+    if type(items) is not Kept:
         return None
-    # A cached read's items are all cached (`cached_item`): their kept rows looked up inline.
-    kept = cast(list[CachedItem], items)
-    return [item.rows.get(build) or row_of(build, item) for item in kept]
+    rows = items.rows.get(build)
+    if rows is None:
+        rows = items.rows[build] = [row_of(build, item) for item in items]
+    return rows

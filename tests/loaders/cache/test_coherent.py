@@ -6,8 +6,9 @@ from decimal import Decimal
 
 import pytest
 
-from loaders.cache import MISS, CacheReader, CoherentCache
-from loaders.cache.items import row_of
+from loaders.cache import MISS, CacheReader, CoherentCache, Miss
+from loaders.cache.items import kept_rows, row_of
+from loaders.collections import Collected
 from loaders.keys import ItemKey, QueryKey
 from loaders.live.changes import Change, ShardPosition
 from loaders.live.feed_watch import DISCONNECTED, LAGGING, NO_POSITION, FeedWatch
@@ -200,3 +201,40 @@ def test_a_cached_items_row_is_built_once_and_an_uncached_ones_each_time() -> No
     plain = item("A#1")
     assert row_of(build, plain) == row_of(build, plain)
     assert len(built) == 3
+
+
+@pytest.mark.parametrize("whole", [True, False], ids=["partition read whole", "one Query"])
+def test_a_cached_querys_rows_are_built_once_and_kept_beside_its_items(whole: bool) -> None:
+    cache, _ = whole_cache()
+    query = QueryKey(Table.PAVE, PK, "A#")
+    if whole:
+        items = [item("A#1"), item("A#2"), item("B#1")]
+        cache.store_whole(cache.begin(), Table.PAVE, PK, NOW_S, items)
+    else:
+        cache.store_query(cache.begin(), NOW_S, query, [item("A#1"), item("A#2")])
+    built: list[object] = []
+
+    def build(found: dict[str, object]) -> object:
+        built.append(found)
+        return found["SK"]
+
+    answer = cache.query(query, NOW_S)
+    assert not isinstance(answer, Miss)
+    rows = kept_rows(build, answer)
+    assert rows == ["A#1", "A#2"]
+    later = cache.query(query, NOW_S)
+    assert not isinstance(later, Miss)
+    assert kept_rows(build, later) is rows
+    assert len(built) == 2
+    if whole:  # a point read of the partition finds the row kept
+        point = cache.point(ItemKey(Table.PAVE, PK, "A#1"), NOW_S)
+        assert isinstance(point, dict)
+        assert row_of(build, point) == "A#1"
+        assert len(built) == 2
+
+
+def test_a_requests_own_reads_keep_no_rows() -> None:
+    wire = [{"PK": {"S": PK}, "SK": {"S": "A#1"}}]
+    collected = Collected(Table.PAVE, wire)
+    assert kept_rows(dict, collected.query(QueryKey(Table.PAVE, PK, "A#"))) is None
+    assert kept_rows(dict, [item("A#1")]) is None
