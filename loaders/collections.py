@@ -76,18 +76,19 @@ class Collected:
         # same Queries request after request; a few lists of references, within the rows'
         # share the cache charges). Callers never change an answer's list.
         self._answers: dict[QueryKey, list[Read]] = {}
-        # Shared by requests (`of_items`): its answers are `Kept`.
+        # The coherent cache's, shared by requests: its answers are `Kept`.
         self._kept = False
 
     @classmethod
-    def of_items(cls, table: Table, items: list[Item]) -> Collected:
-        """A partition already decoded (the coherent cache's, shared by many requests)."""
+    def of_items(cls, table: Table, items: list[Item], *, shared: bool = False) -> Collected:
+        """A partition already decoded: the coherent cache's (`shared` by many requests), or
+        the read of a request whose items the cache took."""
         collected = cls(table, [])
         sort_key = table.key_names[1]
         assert sort_key is not None
         collected._sort_keys = [item[sort_key] for item in items]
         collected._read = list(items)
-        collected._kept = True
+        collected._kept = shared
         return collected
 
     def __len__(self) -> int:

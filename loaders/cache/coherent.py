@@ -180,7 +180,7 @@ class CoherentCache:
         if not self._storable(version, partition):
             return
         items = [cached_item(item) for item in items]
-        collected = Collected.of_items(table, items)
+        collected = Collected.of_items(table, items, shared=True)
         self.store.drop(partition)
         entry = self.store.entry(partition)
         entry.whole = collected
