@@ -38,6 +38,7 @@ from schema.execution.plan import (
     LEAF,
     LEAF_LIST,
     OBJECT,
+    OBJECT_LIST,
     OWN_OUTPUT_TYPES,
     TYPENAME,
     PlainField,
@@ -66,6 +67,15 @@ def check_plain(value: Any) -> None:
         raise Unplain
     if not isinstance(value, GeneratorType):
         PLAIN_TYPES.add(type(value))
+
+
+def plain_item(item: Any) -> Any:
+    """A non-null list item not yet known plain: itself once it is (`check_plain`), Unplain
+    for a null or a value graphql-core would await or raise."""
+    if item is None or item is Undefined:
+        raise Unplain
+    check_plain(item)
+    return item
 
 
 def json_part(part: dict[str, Any]) -> orjson.Fragment:
@@ -111,6 +121,7 @@ def generate(level: Selection) -> Completion:
         "Undefined": Undefined,
         "PLAIN_TYPES": PLAIN_TYPES,
         "check_plain": check_plain,
+        "plain_item": plain_item,
         "set_slot": object.__setattr__,
         "json_part": json_part,
         **values,
@@ -219,6 +230,15 @@ class _Writer:
         lines += [
             "if type(value) is not list and type(value) is not tuple:",
             "    raise Unplain",
+        ]
+        if field.kind == OBJECT_LIST and field.items_non_null:
+            # A null's type is never plain (`check_plain` never sees one): the items known
+            # plain go straight to their completion.
+            plain = self._one(
+                field, nested, "item if type(item) in PLAIN_TYPES else plain_item(item)"
+            )
+            return [*lines, f"out[{key}] = [{plain} for item in value]"]
+        lines += [
             "items = []",
             "for item in value:",
             "    if item is None or item is Undefined:",

@@ -576,6 +576,7 @@ CASES = {
     "missing attribute": holder(leaf=Bare(name="a", tags=[], day=None)),
     "value that does not coerce": holder(leaf=Bare(name="a", count="many", tags=[], day=None)),
     "null item of a non-null list": holder(strict=[None]),
+    "exception as an item of a non-null list": holder(strict=[ValueError("stored error")]),
     "null item in a non-null list of leaves": holder(
         leaf=Bare(name="a", count=None, tags=["x", None], day=None)
     ),
