@@ -17,7 +17,7 @@ import aiohttp
 
 from bench import processes
 from bench.direct import COLLECTION
-from bench.poster import poster
+from bench.poster import pool, poster
 from bench.report import DELAY_MS, Row, print_table
 from bench.run import (
     POOL,
@@ -51,9 +51,7 @@ async def cache_rows(servers: Servers, dynalite_url: str, delayed_url: str) -> l
     rows: list[Row] = []
     async with contextlib.AsyncExitStack() as stack:
         stack.enter_context(settled_collector())
-        http = await stack.enter_async_context(
-            aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=4))
-        )
+        http = await stack.enter_async_context(aiohttp.ClientSession(connector=pool(4)))
         client, delayed = [
             await stack.enter_async_context(
                 aioboto3.Session().client(

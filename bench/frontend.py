@@ -19,7 +19,7 @@ from typing import Any
 import aiohttp
 
 from bench import processes
-from bench.poster import poster
+from bench.poster import pool, poster
 from bench.server import FRONTEND_USER
 from bench.throughput import Endpoint, Throughput, sustained
 from gateway.auth.tokens import mint_token
@@ -89,7 +89,7 @@ async def frontend_throughput(
     token = mint_token(secret, FRONTEND_USER, [], timedelta(hours=2), SystemClock())
     headers = {"Authorization": f"Bearer {token}"}
     body = {"query": FRONTEND_QUERY}
-    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=64)) as http:
+    async with aiohttp.ClientSession(connector=pool(64)) as http:
 
         def endpoint(server: str, path: str, backend: str, backend_pid: int) -> Endpoint:
             pid = worker_pid[server]

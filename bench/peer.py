@@ -29,7 +29,7 @@ import aioboto3
 import aiohttp
 
 from bench import processes
-from bench.poster import poster
+from bench.poster import pool, poster
 from bench.run import SECRET, USERS, USERS_QUERY, common_env, prepare, table_names
 from bench.throughput import Endpoint, step
 from gateway.auth.tokens import mint_token
@@ -216,7 +216,7 @@ async def compare(urls: dict[str, str], pids: dict[str, int], dynalite_pid: int)
     token = mint_token(SECRET, USERS[0], [], timedelta(hours=2), SystemClock())
     headers = {"Authorization": f"Bearer {token}"}
     body = {"query": FRONTEND_QUERY}
-    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=64)) as http:
+    async with aiohttp.ClientSession(connector=pool(64)) as http:
         sends = {name: poster(http, url, body, headers) for name, url in urls.items()}
         cpu: dict[str, list[float]] = {name: [] for name in urls}
         store: dict[str, list[float]] = {name: [] for name in urls}
