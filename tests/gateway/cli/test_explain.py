@@ -38,7 +38,7 @@ def test_the_frontend_query_prints_its_plan_and_its_generated_completion(
     assert "  access plan: each user's partition read whole (User fields: id, payday," in out
     assert "\n    savingsMonths(months: 3)\n" in out
     assert "\n    def complete_User_0(source, answers=None):\n" in out
-    assert "out['recurringExpenses'] = items" in out
+    assert "out['recurringExpenses'] = [complete_RecurringExpense_" in out
     # The printed completion is the code that runs: it compiles as printed.
     source = out.split("  completion:\n", 1)[1]
     compile("\n".join(line[4:] for line in source.splitlines()), "printed", "exec")
